@@ -1,0 +1,304 @@
+// Command sbgo is a drop-in replacement for sysbench's database workloads:
+// the same command line, Lua API and report text, on Go and gopher-lua.
+//
+//	sbgo [options]... [testname] [command]
+//
+// This package is the shell only: urfave/cli supplies the application
+// (name, version, exit codes) while sysbench's own argument grammar, which
+// allows options anywhere and options declared by the script, is parsed by
+// the engine. Everything else lives in engine (the run) and luabind (the
+// scripts).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"sbgo/engine"
+	"sbgo/luabind"
+)
+
+// Version is sbgo's own version; sysbench.version stays the API level.
+const Version = "0.1.0"
+
+func main() {
+	app := &cli.App{
+		Name:            "sbgo",
+		Usage:           "a Lua-scriptable database load generator compatible with sysbench",
+		Version:         Version,
+		SkipFlagParsing: true,
+		HideHelp:        true,
+		HideVersion:     true,
+		Action: func(c *cli.Context) error {
+			argv := append([]string{os.Args[0]}, c.Args().Slice()...)
+			code := run(argv, os.Stdin, os.Stdout, os.Stderr, interrupts())
+			if code != 0 {
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
+	if err := app.Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// interrupts delivers SIGINT and SIGTERM. The first one stops the run
+// gracefully (report marked incomplete); a second one exits at once.
+func interrupts() <-chan os.Signal {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	out := make(chan os.Signal, 1)
+	go func() {
+		first := true
+		for sig := range ch {
+			if !first {
+				fmt.Fprintln(os.Stderr, "interrupted again: exiting now")
+				os.Exit(130)
+			}
+			first = false
+			out <- sig
+		}
+	}()
+	return out
+}
+
+// syncWriter serialises writes from the workers, the reporter and the
+// logger, so that no line is torn.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// banner is the first line of every run, in sysbench's shape
+// ("NAME VERSION (using ...)"), which output parsers and sysbench's own
+// tests match with "sysbench *.* *"-style globs.
+func banner() string {
+	lua := "gopher-lua"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/yuin/gopher-lua" {
+				lua += " " + strings.TrimPrefix(d.Version, "v")
+			}
+		}
+	}
+	return fmt.Sprintf("sbgo %s (sysbench %s compatible, using %s)", Version, luabind.APIVersion, lua)
+}
+
+// run is the whole program minus the process: it returns the exit code.
+// Tests call it directly.
+func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan os.Signal) int {
+	stdout := &syncWriter{w: stdoutW}
+	prog := "sbgo"
+
+	opts := engine.NewGeneralOptions()
+	cl, err := engine.ParseCommandLine(argv[1:], opts)
+	if cl != nil {
+		for _, w := range cl.Warnings {
+			fmt.Fprintln(stderr, w)
+		}
+	}
+	if err != nil {
+		return printUsageError(err, stdout, stderr)
+	}
+	if opts.Flag("help") {
+		engine.WriteGeneralHelp(stdout, prog, engine.GeneralGroups(), nil, nil)
+		return 0
+	}
+	if opts.Flag("version") {
+		fmt.Fprintf(stdout, "sbgo %s\n", Version)
+		return 0
+	}
+	general, warnings, err := opts.General()
+	for _, w := range warnings {
+		fmt.Fprintln(stdout, w)
+	}
+	if err != nil {
+		return printUsageError(err, stdout, stderr)
+	}
+
+	log := engine.NewLogger(stdout, general.Verbosity)
+	log.Logf(engine.LevelNotice, "%s\n", banner())
+
+	test := cl.Test
+	if cl.ReadsStdin() {
+		test = ""
+		if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+			log.Logf(engine.LevelNotice, "Reading the script from the standard input:\n")
+		}
+	}
+	script, err := luabind.Load(luabind.Config{
+		TestName:      test,
+		Command:       cl.Command,
+		Argv:          argv,
+		Stdin:         stdin,
+		Out:           stdout,
+		Log:           log,
+		Options:       opts,
+		VersionString: "sbgo " + Version,
+	})
+	if err != nil {
+		log.Logf(engine.LevelFatal, "%s", err)
+		return 1
+	}
+	defer script.Close()
+	if test == "" {
+		// A script from stdin only runs its body (spec §1.12).
+		return 0
+	}
+
+	declared, hasOptions := script.DeclaredOptions()
+	if err := opts.Register(declared...); err != nil {
+		log.Logf(engine.LevelFatal, "%s", err)
+		return 1
+	}
+	if _, err := opts.ApplyRest(cl.Rest, !hasOptions); err != nil {
+		return printUsageError(err, stdout, stderr)
+	}
+	randOpts := luabind.RandOptions{
+		Type:       general.RandType,
+		SpecIter:   general.RandSpecIter,
+		SpecPct:    general.RandSpecPct,
+		SpecRes:    general.RandSpecRes,
+		ParetoH:    general.RandParetoH,
+		ZipfianExp: general.RandZipfianExp,
+	}
+	if err := randOpts.Validate(); err != nil {
+		log.Logf(engine.LevelFatal, "%s", err)
+		return 1
+	}
+	seed := uint64(general.RandSeed)
+	if seed == 0 {
+		seed = uint64(time.Now().Unix())
+	}
+	script.Configure(randOpts, seed, general.Threads)
+
+	if !cl.HasCommand {
+		return 0
+	}
+	sname := shortName(test)
+	cmd := cl.Command
+	switch {
+	case script.HasCommand(cmd):
+		if err := script.RunCommand(cmd, general.Threads); err != nil {
+			if !luabind.IsSilent(err) {
+				log.Logf(engine.LevelFatal, "%s", err)
+			}
+			return 1
+		}
+		return 0
+	case cmd == "help":
+		switch {
+		case script.HasFunction("help"):
+			if err := script.CallFunction("help"); err != nil {
+				log.Logf(engine.LevelFatal, "%s", err)
+				return 1
+			}
+		case hasOptions:
+			log.Logf(engine.LevelNotice, "%s options:", sname)
+			engine.WriteOptionLines(stdout, declared)
+			fmt.Fprintln(stdout)
+		default:
+			fmt.Fprintf(stderr, "'%s' test does not implement the 'help' command.\n", sname)
+			return 1
+		}
+		return 0
+	case cmd == "prepare" || cmd == "cleanup":
+		if !script.HasFunction(cmd) {
+			fmt.Fprintf(stderr, "'%s' test does not implement the '%s' command.\n", sname, cmd)
+			return 1
+		}
+		if err := script.CallFunction(cmd); err != nil {
+			log.Logf(engine.LevelFatal, "%s", err)
+			return 1
+		}
+		return 0
+	case cmd == "run":
+		return runBenchmark(script, general, log, sigs)
+	default:
+		fmt.Fprintf(stderr, "Unknown command: %s\n", cmd)
+		return 1
+	}
+}
+
+// runBenchmark performs the run command.
+func runBenchmark(script *luabind.Script, g *engine.General, log *engine.Logger, sigs <-chan os.Signal) int {
+	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	cfg := engine.Config{
+		Threads:           g.Threads,
+		Events:            uint64(g.Events),
+		Time:              sec(g.Time),
+		Warmup:            sec(g.WarmupTime),
+		Rate:              float64(g.Rate),
+		ReportInterval:    sec(g.ReportInterval),
+		ForcedShutdown:    -1,
+		ThreadInitTimeout: sec(g.ThreadInitTimeout),
+		Histogram:         g.Histogram,
+		Percentile:        g.Percentile,
+		Debug:             g.Debug,
+		Seed:              uint64(g.RandSeed),
+	}
+	if g.ForcedShutdown >= 0 {
+		cfg.ForcedShutdown = sec(g.ForcedShutdown)
+	}
+	for _, c := range g.ReportCheckpoints {
+		cfg.Checkpoints = append(cfg.Checkpoints, sec(c))
+	}
+	r := engine.NewRun(cfg, log)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-sigs:
+			r.Interrupt()
+		case <-stop:
+		}
+	}()
+	return r.Execute(script)
+}
+
+// printUsageError prints an option error on the stream sysbench uses for
+// it and returns its exit code.
+func printUsageError(err error, stdout, stderr io.Writer) int {
+	var ue *engine.UsageError
+	if errors.As(err, &ue) {
+		w := stdout
+		if ue.Stderr {
+			w = stderr
+		}
+		io.WriteString(w, ue.Text())
+		return ue.ExitCode()
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
+}
+
+func shortName(test string) string {
+	if i := strings.LastIndexByte(test, '/'); i >= 0 {
+		return test[i+1:]
+	}
+	return test
+}
+
+// isTerminal reports whether f is a character device (a tty).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Counter names one of the per-thread counters that sysbench keeps
+// (spec §2.8). The values are those of sysbench's sb_counter_type, which
+// scripts reach through ffi.C.SB_CNT_*.
+type Counter int
+
+const (
+	CounterOther Counter = iota
+	CounterRead
+	CounterWrite
+	CounterEvent
+	CounterError
+	CounterReconnect
+	numCounters
+)
+
+// threadStats is what one worker accumulates. Only its own worker writes
+// it; the reporter reads it concurrently, so every field is atomic. The
+// atomics are uncontended (one writer, an occasional reader), so an update
+// costs a locked add on a cache line no other core writes. The padding
+// keeps neighbouring workers' stats off each other's cache lines.
+type threadStats struct {
+	counters [numCounters]atomic.Uint64
+	// The latency timer: events measured, their total, min and max (ns).
+	timed   atomic.Uint64
+	sumNs   atomic.Int64
+	minNs   atomic.Int64
+	maxNs   atomic.Int64
+	inEvent atomic.Bool // between Start and Stop: unfinished on forced shutdown
+	_       [64]byte
+}
+
+// snapshot is a copy of one thread's stats at one moment; reports are the
+// difference of two snapshots, so nothing is ever reset under a worker.
+type snapshot struct {
+	counters [numCounters]uint64
+	timed    uint64
+	sumNs    int64
+}
+
+func (t *threadStats) snapshot() snapshot {
+	var s snapshot
+	for i := range t.counters {
+		s.counters[i] = t.counters[i].Load()
+	}
+	s.timed = t.timed.Load()
+	s.sumNs = t.sumNs.Load()
+	return s
+}
+
+// Events is one worker's handle on the run: sysbench's sb_more_events,
+// sb_event_start, sb_event_stop and sb_counter_inc. It belongs to one
+// goroutine; its methods are the per-event path and do not allocate or
+// take a lock.
+type Events struct {
+	run   *Run
+	id    int
+	stats *threadStats
+	shard *LatencyShard
+	start time.Time
+	// queued is the arrival time of the event being run in --rate mode:
+	// its latency counts from the arrival, so it includes the queue wait.
+	queued time.Time
+}
+
+// ID is the worker's thread id (sysbench.tid).
+func (e *Events) ID() int { return e.id }
+
+// More reports whether the worker should start another event. It checks,
+// in sysbench's order, the error flag, the time limit, the event limit and,
+// with --rate, waits for the next arrival.
+func (e *Events) More() bool {
+	r := e.run
+	if r.stopping.Load() {
+		return false
+	}
+	if r.eventLimit > 0 && !r.warming.Load() {
+		if r.eventsStarted.Add(1) > r.eventLimit {
+			return false
+		}
+	}
+	if r.pacer != nil {
+		at, ok := r.pacer.next(r.stopCh)
+		if !ok {
+			return false
+		}
+		e.queued = at
+	}
+	return true
+}
+
+// Start starts the latency timer of an event.
+func (e *Events) Start() {
+	e.stats.inEvent.Store(true)
+	if e.run.pacer != nil {
+		e.start = e.queued
+		return
+	}
+	e.start = time.Now()
+}
+
+// Stop ends the event: it counts one event and records its latency.
+func (e *Events) Stop() {
+	ns := int64(time.Since(e.start))
+	st := e.stats
+	st.inEvent.Store(false)
+	st.counters[CounterEvent].Add(1)
+	st.timed.Add(1)
+	st.sumNs.Add(ns)
+	if ns < st.minNs.Load() {
+		st.minNs.Store(ns)
+	}
+	if ns > st.maxNs.Load() {
+		st.maxNs.Store(ns)
+	}
+	if e.run.cfg.Percentile > 0 {
+		e.shard.Record(ns)
+	}
+	if e.run.pacer != nil {
+		e.run.pacer.done()
+	}
+}
+
+// Abandon leaves an event without counting it, as sysbench does when
+// event() returns a truthy value.
+func (e *Events) Abandon() {
+	e.stats.inEvent.Store(false)
+	if e.run.pacer != nil {
+		e.run.pacer.done()
+	}
+}
+
+// Count adds one to counter c.
+func (e *Events) Count(c Counter) {
+	if c >= 0 && c < numCounters {
+		e.stats.counters[c].Add(1)
+	}
+}
+
+// Stopping reports whether the run is ending; long loops in bindings
+// (retries, reconnects) check it so they never outlive --time.
+func (e *Events) Stopping() bool { return e.run.stopping.Load() }
+
+// Done is closed when the run stops starting events.
+func (e *Events) Done() <-chan struct{} { return e.run.stopCh }

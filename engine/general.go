@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Group is one block of --help: a title line and its options, aligned
+// together.
+type Group struct {
+	Title   string // printed as "Title:"; empty for a block with no title line
+	Options []Option
+	// BlankAfterTitle puts an empty line between the title and the
+	// options, as sysbench prints for the database group.
+	BlankAfterTitle bool
+}
+
+// GeneralGroups returns the options sysbench registers before it parses
+// the command line, in --help order: those of sysbench 1.0.20 plus three
+// from its development branch that sbgo implements: --warmup-time,
+// --thread-init-timeout and --rand-zipfian-exp, with zipfian in the
+// --rand-type list. Database drivers add their own groups. Each call
+// returns a fresh copy.
+func GeneralGroups() []Group {
+	return []Group{
+		{Title: "General options", Options: []Option{
+			{"threads", "number of threads to use", ArgInt, Default("1")},
+			{"events", "limit for total number of events", ArgInt, Default("0")},
+			{"time", "limit for total execution time in seconds", ArgInt, Default("10")},
+			{"warmup-time", "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled", ArgInt, Default("0")},
+			{"forced-shutdown", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable", ArgString, Default("off")},
+			{"thread-stack-size", "size of stack per thread", ArgSize, Default("64K")},
+			{"thread-init-timeout", "wait time in seconds for worker threads to initialize", ArgInt, Default("30")},
+			{"rate", "average transactions rate. 0 for unlimited rate", ArgInt, Default("0")},
+			{"report-interval", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports", ArgInt, Default("0")},
+			{"report-checkpoints", "dump full statistics and reset all counters at specified points in time. The argument is a list of comma-separated values representing the amount of time in seconds elapsed from start of test when report checkpoint(s) must be performed. Report checkpoints are off by default.", ArgList, Default("")},
+			{"debug", "print more debugging info", ArgBool, Default("off")},
+			{"validate", "perform validation checks where possible", ArgBool, Default("off")},
+			{"help", "print help and exit", ArgBool, Default("off")},
+			{"version", "print version and exit", ArgBool, Default("off")},
+			{"config-file", "File containing command line options", ArgFile, nil},
+			{"tx-rate", "deprecated alias for --rate", ArgInt, Default("0")},
+			{"max-requests", "deprecated alias for --events", ArgInt, Default("0")},
+			{"max-time", "deprecated alias for --time", ArgInt, Default("0")},
+			{"num-threads", "deprecated alias for --threads", ArgInt, Default("1")},
+		}},
+		{Title: "Pseudo-Random Numbers Generator options", Options: []Option{
+			{"rand-type", "random numbers distribution {uniform,gaussian,special,pareto,zipfian}", ArgString, Default("special")},
+			{"rand-spec-iter", "number of iterations used for numbers generation", ArgInt, Default("12")},
+			{"rand-spec-pct", "percentage of values to be treated as 'special' (for special distribution)", ArgInt, Default("1")},
+			{"rand-spec-res", "percentage of 'special' values to use (for special distribution)", ArgInt, Default("75")},
+			{"rand-seed", "seed for random number generator. When 0, the current time is used as a RNG seed.", ArgInt, Default("0")},
+			{"rand-pareto-h", "parameter h for pareto distribution", ArgDouble, Default("0.2")},
+			{"rand-zipfian-exp", "shape parameter (exponent, theta) for the Zipfian distribution", ArgDouble, Default("0.8")},
+		}},
+		// sysbench prints the logger's two option blocks under one title.
+		{Title: "Log options", Options: []Option{
+			{"verbosity", "verbosity level {5 - debug, 0 - only critical messages}", ArgInt, Default("3")},
+		}},
+		{Options: []Option{
+			{"percentile", "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations", ArgInt, Default("95")},
+			{"histogram", "print latency histogram in report", ArgBool, Default("off")},
+		}},
+		{Title: "General database options", BlankAfterTitle: true, Options: []Option{
+			{"db-driver", "specifies database driver to use ('help' to get list of available drivers)", ArgString, Default("mysql")},
+			{"db-ps-mode", "prepared statements usage mode {auto, disable}", ArgString, Default("auto")},
+			{"db-debug", "print database-specific debug information", ArgBool, Default("off")},
+		}},
+	}
+}
+
+// maxCheckpoints is how many --report-checkpoints sysbench accepts.
+const maxCheckpoints = 256
+
+// General holds the validated general options, RNG, log and database
+// options included.
+type General struct {
+	Threads    int
+	Events     int // 0: no limit
+	Time       int // seconds; 0: no limit
+	WarmupTime int // seconds run before Time starts, statistics off
+	// ForcedShutdown is how many whole seconds after the time limit
+	// (Time + WarmupTime) the run is cut short; -1 when off, and always
+	// when Time is 0.
+	ForcedShutdown    int
+	ThreadStackSize   int // bytes; informative only, goroutines grow their stacks
+	ThreadInitTimeout int // seconds; 0: wait for ever
+	Rate              int // events per second; 0: unlimited
+	ReportInterval    int // seconds; 0: off
+	ReportCheckpoints []int
+	Debug             bool
+	Validate          bool
+	// Help and Version are here for completeness; the CLI checks them
+	// with Options.Flag before calling General, because in sysbench they
+	// win over invalid values.
+	Help    bool
+	Version bool
+
+	RandType       string // uniform, gaussian, special, pareto or zipfian
+	RandSpecIter   int
+	RandSpecPct    int
+	RandSpecRes    int
+	RandSeed       int // 0: seed from the clock
+	RandParetoH    float64
+	RandZipfianExp float64
+
+	Verbosity  int
+	Percentile int // 0: no percentile
+	Histogram  bool
+
+	DBDriver string
+	DBPSMode string // checked when the first driver is created, not here
+	DBDebug  bool
+}
+
+// General validates the general options in sysbench's order and returns
+// them (spec §1.5-1.8, §1.16). Like sysbench it writes back what it
+// derives, so sysbench.opt shows it: a deprecated alias above its default
+// is copied onto the new option, and --debug sets --verbosity to 5. Call
+// it before the script's options are registered, as sysbench does, on a
+// table made by NewGeneralOptions.
+//
+// warnings are complete lines for stdout, printed before anything else
+// whatever the verbosity; they come before the error if there is one. The
+// error is a *UsageError.
+//
+// Stricter than sysbench, which accepts them and misbehaves: a negative
+// --events, --time, --rate, --report-interval or --thread-init-timeout,
+// and a --forced-shutdown other than "off", digits, or digits and '%'.
+func (o *Options) General() (g *General, warnings []string, err error) {
+	g = &General{ForcedShutdown: -1}
+	intOpt := func(name string) int { v, _ := o.Lookup(name); return v.Int() }
+	// alias copies a deprecated option onto its successor when it is
+	// above its default, which is what sysbench checks.
+	alias := func(old, successor string, def int) int {
+		if v := intOpt(old); v > def {
+			warnings = append(warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", old, successor))
+			s := strconv.Itoa(v)
+			o.Set(successor, &s)
+		}
+		return intOpt(successor)
+	}
+	notNegative := func(name string, n int) error {
+		if n < 0 {
+			return fatalError("Invalid value for --%s: %d.", name, n)
+		}
+		return nil
+	}
+
+	g.Threads = alias("num-threads", "threads", 1)
+	if g.Threads <= 0 {
+		e := fatalError("Invalid value for --threads: %d.", g.Threads)
+		e.BlankLine = true
+		return nil, warnings, e
+	}
+	g.ThreadInitTimeout = intOpt("thread-init-timeout")
+	if err := notNegative("thread-init-timeout", g.ThreadInitTimeout); err != nil {
+		return nil, warnings, err
+	}
+	g.WarmupTime = intOpt("warmup-time")
+	if g.WarmupTime < 0 {
+		e := fatalError("Invalid value for --warmup-time: %d.", g.WarmupTime)
+		e.BlankLine = true
+		return nil, warnings, e
+	}
+	g.Events = alias("max-requests", "events", 0)
+	if err := notNegative("events", g.Events); err != nil {
+		return nil, warnings, err
+	}
+	g.Time = alias("max-time", "time", 0)
+	if err := notNegative("time", g.Time); err != nil {
+		return nil, warnings, err
+	}
+	if g.Events == 0 && g.Time == 0 {
+		warnings = append(warnings, "WARNING: Both event and time limits are disabled, running an endless test")
+	}
+	if g.Time > 0 {
+		fs, _ := o.Lookup("forced-shutdown")
+		g.ForcedShutdown, err = forcedShutdown(fs.Raw(), g.Time+g.WarmupTime)
+		if err != nil {
+			return nil, warnings, err
+		}
+	}
+
+	stack, _ := o.Lookup("thread-stack-size")
+	g.ThreadStackSize = int(int32(stack.Size())) // sysbench keeps it in an int
+	if g.ThreadStackSize <= 0 {
+		e := fatalError("Invalid value for thread-stack-size: %d.", g.ThreadStackSize)
+		e.BlankLine = true
+		return nil, warnings, e
+	}
+
+	g.Debug = o.Flag("debug")
+	if g.Debug {
+		o.Set("verbosity", Default("5"))
+	}
+	g.Validate = o.Flag("validate")
+	g.Help = o.Flag("help")
+	g.Version = o.Flag("version")
+
+	g.RandSeed = intOpt("rand-seed")
+	randType, _ := o.Lookup("rand-type")
+	g.RandType = randType.String()
+	switch g.RandType {
+	case "uniform", "gaussian", "special", "pareto", "zipfian":
+	default:
+		return nil, warnings, fatalError("Invalid random numbers distribution: %s.", g.RandType)
+	}
+	g.RandSpecIter = intOpt("rand-spec-iter")
+	g.RandSpecPct = intOpt("rand-spec-pct")
+	g.RandSpecRes = intOpt("rand-spec-res")
+	pareto, _ := o.Lookup("rand-pareto-h")
+	g.RandParetoH = pareto.Double()
+	zipf, _ := o.Lookup("rand-zipfian-exp")
+	g.RandZipfianExp = zipf.Double()
+	if g.RandZipfianExp < 0 {
+		return nil, warnings, fatalError("--rand-zipfian-exp must be >= 0")
+	}
+
+	g.Rate = alias("tx-rate", "rate", 0)
+	if err := notNegative("rate", g.Rate); err != nil {
+		return nil, warnings, err
+	}
+	g.ReportInterval = intOpt("report-interval")
+	if err := notNegative("report-interval", g.ReportInterval); err != nil {
+		return nil, warnings, err
+	}
+	checkpoints, _ := o.Lookup("report-checkpoints")
+	if g.ReportCheckpoints, err = reportCheckpoints(checkpoints.List()); err != nil {
+		return nil, warnings, err
+	}
+
+	g.Verbosity = intOpt("verbosity")
+	if g.Verbosity > int(LevelDebug) {
+		return nil, warnings, &UsageError{Msg: fmt.Sprintf("Invalid value for verbosity: %d", g.Verbosity), Code: 1}
+	}
+	g.Percentile = intOpt("percentile")
+	if g.Percentile < 0 || g.Percentile > 100 {
+		return nil, warnings, fatalError("Invalid value for --percentile: %d", g.Percentile)
+	}
+	g.Histogram = o.Flag("histogram")
+	if g.Histogram && g.Percentile == 0 {
+		return nil, warnings, fatalError("--histogram cannot be used with --percentile=0")
+	}
+
+	driver, _ := o.Lookup("db-driver")
+	g.DBDriver = driver.String()
+	psMode, _ := o.Lookup("db-ps-mode")
+	g.DBPSMode = psMode.String()
+	g.DBDebug = o.Flag("db-debug")
+	return g, warnings, nil
+}
+
+// forcedShutdown reads --forced-shutdown for a run of limit seconds:
+// "off" in any case is -1; no value is 5% of the limit; "N" is N seconds
+// and "N%" N percent of the limit, rounded down as sysbench does.
+func forcedShutdown(value *string, limit int) (int, error) {
+	if value == nil {
+		return int(float64(limit) / 20), nil
+	}
+	s := *value
+	if strings.EqualFold(s, "off") {
+		return -1, nil
+	}
+	digits, percent := strings.CutSuffix(s, "%")
+	n, err := strconv.Atoi(digits)
+	if err != nil || digits[0] < '0' || digits[0] > '9' {
+		return 0, fatalError("Invalid value for --forced-shutdown: '%s'", s)
+	}
+	if percent {
+		n = int(float64(n) * float64(limit) / 100)
+	}
+	return n, nil
+}
+
+// reportCheckpoints checks and sorts the --report-checkpoints items: each
+// a whole decimal in 0..2147483647, at most maxCheckpoints of them.
+func reportCheckpoints(items []string) ([]int, error) {
+	var points []int
+	for _, item := range items {
+		n, ok := parseCInt(item)
+		if !ok || n < 0 {
+			return nil, fatalError("Invalid value for --report-checkpoints: '%s'", item)
+		}
+		if len(points) == maxCheckpoints {
+			return nil, fatalError("Too many checkpoints in --report-checkpoints (up to %d can be defined)", maxCheckpoints)
+		}
+		points = append(points, n)
+	}
+	slices.Sort(points)
+	return points, nil
+}

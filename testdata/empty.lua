@@ -1,0 +1,3 @@
+-- An event that does nothing: the engine's own overhead.
+function event()
+end
