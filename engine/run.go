@@ -103,12 +103,12 @@ type Run struct {
 	stopCh   chan struct{}
 	stopOnce sync.Once
 
-	failed      atomic.Bool   // a worker failed: exit 1
-	interrupted atomic.Bool   // Interrupt was called
-	reason      atomic.Value  // string: why the run stopped early
-	start       time.Time     // "Threads started!" plus the warm-up
-	startMu     sync.Mutex    // guards start until the workers are released
-	baseline    []snapshot    // cumulative report baseline (start or last checkpoint)
+	failed      atomic.Bool  // a worker failed: exit 1
+	interrupted atomic.Bool  // Interrupt was called
+	reason      atomic.Value // string: why the run stopped early
+	start       time.Time    // "Threads started!" plus the warm-up
+	startMu     sync.Mutex   // guards start until the workers are released
+	baseline    []snapshot   // cumulative report baseline (start or last checkpoint)
 	baselineAt  time.Time
 	reportMu    sync.Mutex // serialises checkpoints and the final report
 	workersDone chan struct{}
