@@ -65,11 +65,12 @@ func runBinary(t *testing.T, bin string, args ...string) result {
 var (
 	numberRe = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 	barRe    = regexp.MustCompile(`\|\**\s*`)
+	padRe    = regexp.MustCompile(` +N`)
 )
 
 // mask makes two runs' outputs comparable: the banner names the binary,
-// every number varies from run to run, histogram bars vary with the
-// numbers, and how many intermediate reports or histogram rows appear
+// every number varies from run to run (and so does the padding of
+// right-aligned ones), histogram bars vary with the numbers, and how many intermediate reports or histogram rows appear
 // depends on timing, so runs of identical masked lines collapse to one.
 func mask(s string) string {
 	lines := strings.Split(s, "\n")
@@ -80,12 +81,23 @@ func mask(s string) string {
 		}
 		l = numberRe.ReplaceAllString(l, "N")
 		l = barRe.ReplaceAllString(l, "|<bar> ")
-		if len(out) > 0 && out[len(out)-1] == l {
+		// Right-aligned numbers of different widths.
+		l = padRe.ReplaceAllString(l, " N")
+		if l != "" && len(out) > 0 && out[len(out)-1] == l {
 			continue
 		}
 		out = append(out, l)
 	}
-	return strings.Join(out, "\n")
+	// With --rate each report is a pair of lines: collapse repeated
+	// pairs (A B A B becomes A B) too.
+	var res []string
+	for _, l := range out {
+		res = append(res, l)
+		if n := len(res); n >= 4 && res[n-1] == res[n-3] && res[n-2] == res[n-4] {
+			res = res[:n-2]
+		}
+	}
+	return strings.Join(res, "\n")
 }
 
 // goldenCases are Lua-only scripts run with the same arguments under
