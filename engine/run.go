@@ -310,7 +310,7 @@ func (r *Run) execute(w Workload) int {
 	r.log.Logf(LevelInfo, "Done.\n")
 
 	code := ExitOK
-	if r.failed.Load() {
+	if r.failed.Load() || r.interrupted.Load() {
 		code = ExitFailed
 	}
 	if code != ExitOK || r.interrupted.Load() {
