@@ -1,0 +1,190 @@
+package luabind
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// ErrNotFound is returned by Load when the test name is neither a file nor
+// a module on the search path. Its text is sysbench's.
+type ErrNotFound struct{ Name string }
+
+func (e *ErrNotFound) Error() string {
+	return fmt.Sprintf("Cannot find benchmark '%s': no such built-in test, file or module", e.Name)
+}
+
+// protoCache compiles each Lua file once per process; every Lua state
+// instantiates the shared, read-only protos (gopher-lua's "sharing byte
+// code between states"). Keys are the file's path as found, or
+// "bundled:NAME" for embedded scripts.
+type protoCache struct {
+	mu     sync.Mutex
+	protos map[string]*lua.FunctionProto
+}
+
+func (c *protoCache) get(key, chunkName string, read func() ([]byte, error)) (*lua.FunctionProto, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.protos[key]; ok {
+		return p, nil
+	}
+	src, err := read()
+	if err != nil {
+		return nil, err
+	}
+	p, err := compile(src, chunkName)
+	if err != nil {
+		return nil, err
+	}
+	if c.protos == nil {
+		c.protos = map[string]*lua.FunctionProto{}
+	}
+	c.protos[key] = p
+	return p, nil
+}
+
+// compile parses and compiles Lua source. Syntax errors read like LuaJIT's
+// ("x.lua:2: unexpected symbol near 'foo'") rather than gopher-lua's.
+func compile(src []byte, chunkName string) (*lua.FunctionProto, error) {
+	// A shebang line is allowed in script files, as in lua and LuaJIT.
+	if bytes.HasPrefix(src, []byte("#")) {
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			src = append([]byte("--"), src[i:]...)
+		} else {
+			src = nil
+		}
+	}
+	chunk, err := parse.Parse(bytes.NewReader(src), chunkName)
+	if err != nil {
+		var pe *parse.Error
+		if errors.As(err, &pe) {
+			near := pe.Token
+			if near == "" {
+				near = "<eof>"
+			}
+			return nil, fmt.Errorf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, pe.Message, near)
+		}
+		return nil, err
+	}
+	return lua.Compile(chunk, chunkName)
+}
+
+// searchPath is sysbench's package.path (spec §1.12) without its DATADIR
+// entry: sbgo's bundled scripts take that place and are searched after the
+// disk, unless LUA_PATH replaces the default without ";;".
+func defaultSearchPath() string {
+	p := "./?.lua;./?/init.lua;./src/lua/?.lua;"
+	if home := os.Getenv("HOME"); home != "" {
+		p += home + "/.luarocks/share/lua/5.1/?.lua;" + home + "/.luarocks/share/lua/5.1/?/init.lua;" +
+			home + "/.luarocks/share/lua/?.lua;" + home + "/.luarocks/share/lua/?/init.lua;"
+	}
+	return p + "/usr/local/share/lua/5.1/?.lua;/usr/share/lua/5.1/?.lua"
+}
+
+// searchPaths returns package.path and whether the bundled scripts are
+// searched after it.
+func searchPaths() (string, bool) {
+	def := defaultSearchPath()
+	env, ok := os.LookupEnv("LUA_PATH")
+	if !ok || env == "" {
+		return def, true
+	}
+	if strings.Contains(env, ";;") {
+		return strings.ReplaceAll(env, ";;", ";"+def+";"), true
+	}
+	return env, false
+}
+
+// finder locates Lua modules on the search path and in the bundled file
+// systems, and loads them through the shared proto cache.
+type finder struct {
+	cache       *protoCache
+	bundled     []fs.FS
+	path        string
+	withBundled bool
+}
+
+// find returns the proto of module name (require's name, dots meaning
+// directories) or a message listing where it looked.
+func (f *finder) find(name string) (*lua.FunctionProto, string, error) {
+	file := strings.ReplaceAll(name, ".", "/")
+	var tried []string
+	for _, pattern := range strings.Split(f.path, ";") {
+		if pattern == "" {
+			continue
+		}
+		p := strings.ReplaceAll(pattern, "?", file)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			proto, err := f.cache.get(p, p, func() ([]byte, error) { return os.ReadFile(p) })
+			return proto, p, err
+		}
+		tried = append(tried, "no file '"+p+"'")
+	}
+	if f.withBundled {
+		for _, fsys := range f.bundled {
+			p := file + ".lua"
+			if _, err := fs.Stat(fsys, p); err == nil {
+				proto, err := f.cache.get("bundled:"+p, p, func() ([]byte, error) { return fs.ReadFile(fsys, p) })
+				return proto, p, err
+			}
+		}
+		tried = append(tried, "no bundled script '"+file+".lua'")
+	}
+	return nil, "\n\t" + strings.Join(tried, "\n\t"), nil
+}
+
+// loader is the package.loaders entry that replaces gopher-lua's disk
+// loader, which cannot see embedded files and compiles on every state.
+func (f *finder) loader(L *lua.LState) int {
+	name := L.CheckString(1)
+	proto, msg, err := f.find(name)
+	if err != nil {
+		L.RaiseError("error loading module '%s':\n\t%s", name, err.Error())
+	}
+	if proto == nil {
+		L.Push(lua.LString(msg))
+		return 1
+	}
+	L.Push(L.NewFunctionFromProto(proto))
+	return 1
+}
+
+// resolveScript finds the test script as sysbench does: a file relative
+// to the current directory, then a module on the search path.
+func (f *finder) resolveScript(name string, stdin io.Reader) (*lua.FunctionProto, error) {
+	if name == "" {
+		src, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, err
+		}
+		return compile(src, "=stdin")
+	}
+	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+		return f.cache.get(name, name, func() ([]byte, error) { return os.ReadFile(name) })
+	}
+	// require() turns dots into directories, so "x.lua" is not a module
+	// name; "oltp_read_write" is.
+	proto, _, err := f.find(name)
+	if err != nil {
+		return nil, err
+	}
+	if proto == nil {
+		return nil, &ErrNotFound{Name: name}
+	}
+	return proto, nil
+}
+
+// shortName is sysbench's test short name: the basename of the name given.
+func shortName(name string) string {
+	return path.Base(name)
+}

@@ -1,0 +1,222 @@
+package luabind
+
+import (
+	"errors"
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"sbgo/engine"
+)
+
+// The Script is the run's workload; these assertions keep it so.
+var (
+	_ engine.Workload    = (*Script)(nil)
+	_ engine.MainState   = (*Script)(nil)
+	_ engine.SQLReporter = (*Script)(nil)
+	_ engine.ReportHooks = (*Script)(nil)
+	_ engine.Thread      = (*thread)(nil)
+	_ engine.Reporter    = (*reporter)(nil)
+)
+
+// Init exports the options into the main state and calls init(), then
+// checks that the script can run (it defines event()).
+func (s *Script) Init() error {
+	s.main.exportOptions()
+	if _, err := s.main.callGlobal("init"); err != nil {
+		return err
+	}
+	if s.main.globalFunc("event") == nil {
+		return fmt.Errorf("cannot find the event() function in %s", shortName(s.cfg.TestName))
+	}
+	return nil
+}
+
+// Done calls done() in the main state.
+func (s *Script) Done() error {
+	_, err := s.main.callGlobal("done")
+	return err
+}
+
+// SQLMode reports whether any state created an SQL driver.
+func (s *Script) SQLMode() bool { return s.sqlMode.Load() }
+
+// HasHooks tells which report hooks the script set at load time; like
+// sysbench, hooks assigned later (inside init()) are not noticed.
+func (s *Script) HasHooks() (intermediate, cumulative bool) { return s.hookInter, s.hookCumul }
+
+// thread is one run worker: its own Lua state, bound to its Events.
+type thread struct{ st *state }
+
+// NewThread creates worker id's state and runs the script in it. It is
+// called in the worker's goroutine.
+func (s *Script) NewThread(id int, ev *engine.Events) (engine.Thread, error) {
+	st := s.newState(id, ev, NewRand(s.seedFor(1, id), &s.randOpts))
+	if err := st.runChunk(); err != nil {
+		st.close()
+		return nil, err
+	}
+	st.exportOptions()
+	return &thread{st: st}, nil
+}
+
+// Init calls thread_init(tid).
+func (t *thread) Init() error {
+	_, err := t.st.callGlobal("thread_init", lua.LNumber(t.st.tid))
+	return err
+}
+
+// Run calls thread_run(tid). The built-in thread_run runs the event loop
+// in Go; a script may replace it with its own.
+func (t *thread) Run() error {
+	st := t.st
+	fn := st.globalFunc("thread_run")
+	if fn == nil {
+		return functionFailed("thread_run", errors.New("attempt to call a nil value"))
+	}
+	if fn == st.threadRun {
+		if err := st.eventLoop(); err != nil {
+			return functionFailed("thread_run", err)
+		}
+		return nil
+	}
+	if _, err := st.call(fn, lua.LNumber(st.tid)); err != nil {
+		return functionFailed("thread_run", err)
+	}
+	return nil
+}
+
+// Done calls thread_done(tid).
+func (t *thread) Done() error {
+	_, err := t.st.callGlobal("thread_done", lua.LNumber(t.st.tid))
+	return err
+}
+
+// Close closes the state (and, through it, whatever it opened).
+func (t *thread) Close() { t.st.close() }
+
+// luaThreadRun is the built-in global thread_run(tid), for scripts that
+// call it themselves (from their own thread_run, for example).
+func (st *state) luaThreadRun(L *lua.LState) int {
+	if st.ev == nil {
+		L.RaiseError("thread_run can only run in a worker thread")
+	}
+	if err := st.eventLoop(); err != nil {
+		L.Error(errorObject(err), 0)
+	}
+	return 0
+}
+
+// errorObject returns the Lua value an error was raised with.
+func errorObject(err error) lua.LValue {
+	var apiErr *lua.ApiError
+	if errors.As(err, &apiErr) && apiErr.Object != nil {
+		return apiErr.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// eventLoop is sysbench's thread_run (spec §2.4): while the engine allows
+// another event, time it and call event(tid); an error raised as a table
+// with errcode RESTART_EVENT runs event() again under the same timer
+// (after the before_restart_event hook); a truthy return stops this
+// thread without counting the event.
+func (st *state) eventLoop() error {
+	L := st.L
+	ev := st.ev
+	tid := lua.LNumber(st.tid)
+	event := L.GetGlobal("event")
+	for ev.More() {
+		ev.Start()
+		for {
+			L.Push(event)
+			L.Push(tid)
+			err := L.PCall(1, 1, nil)
+			if err == nil {
+				break
+			}
+			errTbl, restart := restartError(err)
+			if !restart {
+				ev.Abandon()
+				return err
+			}
+			if hook := st.hook("before_restart_event"); hook != nil {
+				if _, herr := st.call(hook, errTbl); herr != nil {
+					ev.Abandon()
+					return herr
+				}
+			}
+			if ev.Stopping() {
+				// A retry loop never outlives the run.
+				ev.Abandon()
+				return nil
+			}
+		}
+		ret := L.Get(-1)
+		L.Pop(1)
+		if lua.LVAsBool(ret) {
+			ev.Abandon()
+			return nil
+		}
+		ev.Stop()
+	}
+	return nil
+}
+
+// restartError reports whether err is sysbench's restart-event error: a
+// table whose errcode is sysbench.error.RESTART_EVENT.
+func restartError(err error) (*lua.LTable, bool) {
+	var apiErr *lua.ApiError
+	if !errors.As(err, &apiErr) {
+		return nil, false
+	}
+	t, ok := apiErr.Object.(*lua.LTable)
+	if !ok {
+		return nil, false
+	}
+	code, ok := t.RawGetString("errcode").(lua.LNumber)
+	return t, ok && code == 1
+}
+
+// reporter runs report hooks in a state of its own, in the report
+// goroutine (a Lua state is never shared between goroutines).
+type reporter struct{ st *state }
+
+// NewReporter creates the report state (tid = threads, as in sysbench).
+func (s *Script) NewReporter(tid int) (engine.Reporter, error) {
+	st := s.newState(tid, nil, NewRand(s.seedFor(3, tid), &s.randOpts))
+	if err := st.runChunk(); err != nil {
+		st.close()
+		return nil, err
+	}
+	st.exportOptions()
+	return &reporter{st: st}, nil
+}
+
+func (r *reporter) ReportIntermediate(s *engine.Stats) error {
+	return r.st.runReportHook("report_intermediate", s, false)
+}
+
+func (r *reporter) ReportCumulative(s *engine.Stats) error {
+	return r.st.runReportHook("report_cumulative", s, true)
+}
+
+func (r *reporter) Close() { r.st.close() }
+
+// ReportCumulative runs the final report_cumulative hook in the main
+// state, with the options exported again as sysbench does.
+func (s *Script) ReportCumulative(stats *engine.Stats) error {
+	s.main.exportOptions()
+	return s.main.runReportHook("report_cumulative", stats, true)
+}
+
+func (st *state) runReportHook(name string, s *engine.Stats, cumulative bool) error {
+	fn := st.hook(name)
+	if fn == nil {
+		return nil
+	}
+	if _, err := st.call(fn, st.statTable(s, cumulative)); err != nil {
+		return functionFailed(name, err)
+	}
+	return nil
+}
