@@ -27,8 +27,8 @@ const (
 // keeps neighbouring workers' stats off each other's cache lines.
 type threadStats struct {
 	counters [numCounters]atomic.Uint64
-	// The latency timer: events measured, their total, min and max (ns).
-	timed   atomic.Uint64
+	// The latency timer: the total, min and max (ns) of the events counted
+	// in counters[CounterEvent].
 	sumNs   atomic.Int64
 	minNs   atomic.Int64
 	maxNs   atomic.Int64
@@ -40,16 +40,17 @@ type threadStats struct {
 // difference of two snapshots, so nothing is ever reset under a worker.
 type snapshot struct {
 	counters [numCounters]uint64
-	timed    uint64
 	sumNs    int64
 }
+
+// timed is the number of events whose latency the snapshot covers.
+func (s *snapshot) timed() uint64 { return s.counters[CounterEvent] }
 
 func (t *threadStats) snapshot() snapshot {
 	var s snapshot
 	for i := range t.counters {
 		s.counters[i] = t.counters[i].Load()
 	}
-	s.timed = t.timed.Load()
 	s.sumNs = t.sumNs.Load()
 	return s
 }
@@ -78,10 +79,14 @@ func (e *Events) ID() int { return e.id }
 func (e *Events) More() bool {
 	r := e.run
 	if r.stopping.Load() {
+		if r.timeUp.Load() {
+			r.log.Logf(LevelInfo, "Time limit exceeded, exiting...")
+		}
 		return false
 	}
 	if r.eventLimit > 0 && !r.warming.Load() {
 		if r.eventsStarted.Add(1) > r.eventLimit {
+			r.log.Logf(LevelInfo, "Event limit exceeded, exiting...")
 			return false
 		}
 	}
@@ -111,7 +116,6 @@ func (e *Events) Stop() {
 	st := e.stats
 	st.inEvent.Store(false)
 	st.counters[CounterEvent].Add(1)
-	st.timed.Add(1)
 	st.sumNs.Add(ns)
 	if ns < st.minNs.Load() {
 		st.minNs.Store(ns)

@@ -95,6 +95,7 @@ type Run struct {
 	eventLimit    uint64
 	eventsStarted atomic.Uint64
 	warming       atomic.Bool
+	timeUp        atomic.Bool  // the --time limit stopped the run
 	running       atomic.Int64 // threads_running
 
 	// stopping is read by every worker before each event; stopCh is closed
@@ -228,6 +229,15 @@ func (r *Run) execute(w Workload) int {
 		return ExitFailed
 	}
 
+	if cfg.ReportInterval > 0 {
+		r.log.Logf(LevelDebug, "Reporting thread started")
+	}
+	if len(cfg.Checkpoints) > 0 {
+		r.log.Logf(LevelDebug, "Checkpoints report thread started")
+	}
+	if cfg.Rate > 0 {
+		r.log.Logf(LevelDebug, "Event generating thread started")
+	}
 	r.startMu.Lock()
 	r.start = time.Now()
 	r.running.Store(int64(cfg.Threads))
@@ -238,7 +248,10 @@ func (r *Run) execute(w Workload) int {
 	// The time limit counts from here; with a warm-up it is W + --time.
 	var timers []*time.Timer
 	if cfg.Time > 0 {
-		timers = append(timers, time.AfterFunc(cfg.Warmup+cfg.Time, func() { r.stop("") }))
+		timers = append(timers, time.AfterFunc(cfg.Warmup+cfg.Time, func() {
+			r.timeUp.Store(true)
+			r.stop("")
+		}))
 	}
 	if cfg.Rate > 0 {
 		go func() {
@@ -328,9 +341,13 @@ func (r *Run) execute(w Workload) int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
+	r.log.Logf(LevelDebug, "Worker thread (#%d) started", ev.id)
 	th, err := w.NewThread(ev.id, ev)
 	if err == nil {
 		err = th.Init()
+	}
+	if err == nil {
+		r.log.Logf(LevelDebug, "Worker thread (#%d) initialized", ev.id)
 	}
 	if err != nil {
 		r.log.Logf(LevelFatal, "%s", err)
@@ -580,7 +597,7 @@ func (r *Run) cumulativeStats(now time.Time, reset bool) *Stats {
 	s.ThreadEvents = make([]uint64, len(cur))
 	s.ThreadTime = make([]float64, len(cur))
 	for i, t := range r.threads {
-		n := cur[i].timed - base[i].timed
+		n := cur[i].timed() - base[i].timed()
 		ns := cur[i].sumNs - base[i].sumNs
 		s.ThreadEvents[i] = n
 		s.ThreadTime[i] = float64(ns) / 1e9
@@ -619,6 +636,7 @@ func (r *Run) finalReport(hooks ReportHooks, hasHook bool) {
 	if r.cfg.Histogram {
 		PrintLatencyHistogram(r.log, r.latency.Cumulative(false))
 	}
+	timers := r.threadTimers()
 	s := r.cumulativeStats(now, true)
 	s.ThreadsRunning = 0
 	if hasHook {
@@ -628,6 +646,28 @@ func (r *Run) finalReport(hooks ReportHooks, hasHook bool) {
 		return
 	}
 	WriteCumulative(r.log, s, r.sqlMode(), r.cfg.Percentile)
+	if r.cfg.Debug {
+		WriteThreadDebug(r.log, timers)
+	}
+}
+
+// threadTimers are the per-thread latency timers since the baseline, for
+// --debug's per-thread statistics.
+func (r *Run) threadTimers() []ThreadTimer {
+	cur := r.snapshots()
+	timers := make([]ThreadTimer, len(cur))
+	for i, st := range r.threads {
+		n := cur[i].timed() - r.baseline[i].timed()
+		sum := float64(cur[i].sumNs-r.baseline[i].sumNs) / 1e9
+		t := ThreadTimer{Events: n, Sum: sum}
+		if n > 0 {
+			t.Min = float64(st.minNs.Load()) / 1e9
+			t.Max = float64(st.maxNs.Load()) / 1e9
+			t.Avg = sum / float64(n)
+		}
+		timers[i] = t
+	}
+	return timers
 }
 
 // forcedShutdown is sysbench's --forced-shutdown alarm: events still
