@@ -72,7 +72,13 @@ func compile(src []byte, chunkName string) (*lua.FunctionProto, error) {
 			if near == "" {
 				near = "<eof>"
 			}
-			return nil, fmt.Errorf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, pe.Message, near)
+			msg := pe.Message
+			if msg == "syntax error" {
+				// The parser's generic message; LuaJIT's most common
+				// wording for the same situation.
+				msg = "unexpected symbol"
+			}
+			return nil, fmt.Errorf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, msg, near)
 		}
 		return nil, err
 	}
@@ -187,4 +193,64 @@ func (f *finder) resolveScript(name string, stdin io.Reader) (*lua.FunctionProto
 // shortName is sysbench's test short name: the basename of the name given.
 func shortName(name string) string {
 	return path.Base(name)
+}
+
+// requireSentinel marks a module being loaded, to detect require loops.
+var requireSentinel = lua.LString("\x00sbgo: module loading\x00")
+
+// luaRequire is require(name) with LuaJIT's messages: it asks each of
+// package.loaders in turn and, when none finds the module, lists where
+// each looked ("module 'x' not found:\n\tno file ...").
+func luaRequire(L *lua.LState) int {
+	name := L.CheckString(1)
+	loaded, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
+	if !ok {
+		L.RaiseError("package.loaded must be a table")
+	}
+	if v := loaded.RawGetString(name); lua.LVAsBool(v) {
+		if v == requireSentinel {
+			L.RaiseError("loop or previous error loading module '%s'", name)
+		}
+		L.Push(v)
+		return 1
+	}
+	loaders, ok := L.GetField(L.Get(lua.RegistryIndex), "_LOADERS").(*lua.LTable)
+	if !ok {
+		L.RaiseError("'package.loaders' must be a table")
+	}
+	var msg strings.Builder
+	var module *lua.LFunction
+	for i := 1; module == nil; i++ {
+		loader := loaders.RawGetInt(i)
+		if loader == lua.LNil {
+			L.RaiseError("module '%s' not found:%s", name, msg.String())
+		}
+		L.Push(loader)
+		L.Push(lua.LString(name))
+		L.Call(1, 1)
+		switch ret := L.Get(-1).(type) {
+		case *lua.LFunction:
+			module = ret
+		case lua.LString:
+			if !strings.HasPrefix(string(ret), "\n") {
+				msg.WriteString("\n\t")
+			}
+			msg.WriteString(string(ret))
+		}
+		L.Pop(1)
+	}
+	loaded.RawSetString(name, requireSentinel)
+	L.Push(module)
+	L.Push(lua.LString(name))
+	L.Call(1, 1)
+	ret := L.Get(-1)
+	L.Pop(1)
+	if ret != lua.LNil {
+		loaded.RawSetString(name, ret)
+	}
+	if loaded.RawGetString(name) == requireSentinel {
+		loaded.RawSetString(name, lua.LTrue)
+	}
+	L.Push(loaded.RawGetString(name))
+	return 1
 }

@@ -140,6 +140,7 @@ func (st *state) installLoader() {
 	loaders.RawSetInt(2, L.NewFunction(f.loader))
 	L.SetField(pkg, "loaders", loaders)
 	L.SetField(L.Get(lua.RegistryIndex), "_LOADERS", loaders)
+	L.SetGlobal("require", L.NewFunction(luaRequire))
 }
 
 // runChunk runs the script's top level in this state.

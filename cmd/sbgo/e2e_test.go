@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,8 +49,16 @@ type result struct {
 // runBinary runs bin with args in the testdata directory.
 func runBinary(t *testing.T, bin string, args ...string) result {
 	t.Helper()
+	return runBinaryWith(t, bin, nil, "", args...)
+}
+
+// runBinaryWith runs bin with extra environment variables and stdin.
+func runBinaryWith(t *testing.T, bin string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = "../../testdata"
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -105,35 +114,49 @@ func mask(s string) string {
 var goldenCases = []struct {
 	name  string
 	args  []string
-	exact bool // deterministic output: compare every character but the banner
+	exact bool     // deterministic output: compare every character but the banner
+	env   []string // extra environment
+	stdin string
 }{
+	// A script on stdin only runs its body, whatever the command.
+	{name: "stdin_prepare", args: []string{"-", "prepare"}, exact: true, stdin: `print("from stdin", sysbench.cmdline.script_path, sysbench.cmdline.command)`},
+	{name: "stdin_no_test", args: nil, exact: true, stdin: `print("from stdin", type(sysbench.rand.uniform))`},
+	// A module found through LUA_PATH, with ";;" standing for the default.
+	{name: "lua_path", args: []string{"requires.lua", "help"}, exact: true, env: []string{"LUA_PATH=./lib/?.lua;;"}},
+	// Load-time and init() errors.
+	{name: "syntax_error", args: []string{"syntax_error.lua", "run"}, exact: true},
+	{name: "init_error", args: []string{"init_error.lua", "run"}, exact: true},
+	// A script that replaces thread_run.
+	{name: "thread_run", args: []string{"thread_run.lua", "--threads=2", "run"}},
+	// Legacy scripts see options as globals, typed as sysbench types them.
+	{name: "legacy_globals", args: []string{"legacy_opts.lua", "--oltp-table-size=77", "--threads=3", "help"}, exact: true},
 	// The API as a script sees it: keys, constants, option typing and
 	// values, legacy globals, the main state's random numbers, help.
-	{"api_probe", []string{"api_probe.lua", "--an-int=7", "--a_bool=off", "--dash_name=3.25", "--a-list=p,,q", "probe"}, true},
-	{"api_probe_help", []string{"api_probe.lua", "help"}, true},
-	{"api_probe_defaults", []string{"api_probe.lua", "probe"}, true},
+	{name: "api_probe", args: []string{"api_probe.lua", "--an-int=7", "--a_bool=off", "--dash_name=3.25", "--a-list=p,,q", "probe"}, exact: true},
+	{name: "api_probe_help", args: []string{"api_probe.lua", "help"}, exact: true},
+	{name: "api_probe_defaults", args: []string{"api_probe.lua", "probe"}, exact: true},
 	// The engine alone: intermediate lines, histogram, final report.
-	{"empty_run", []string{"empty.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, false},
+	{name: "empty_run", args: []string{"empty.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// Random numbers, random strings and string.format per event.
-	{"strings_rand_run", []string{"strings_rand.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, false},
+	{name: "strings_rand_run", args: []string{"strings_rand.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// Report hooks replace both the intermediate and the final report.
-	{"hooks_run", []string{"hooks.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, false},
+	{name: "hooks_run", args: []string{"hooks.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// The built-in formatters as hooks: CSV lines, then a JSON array.
-	{"formatters_run", []string{"formatters.lua", "--threads=2", "--time=2", "--report-interval=1", "run"}, false},
+	{name: "formatters_run", args: []string{"formatters.lua", "--threads=2", "--time=2", "--report-interval=1", "run"}, exact: false},
 	// Custom commands: parallel, serial, failing; the built-in ones.
-	{"commands_load", []string{"commands.lua", "--threads=4", "load"}, false},
-	{"commands_load_serial", []string{"commands.lua", "--rows=7", "load"}, false},
-	{"commands_show", []string{"commands.lua", "show"}, false},
-	{"commands_fail", []string{"commands.lua", "fail"}, false},
-	{"commands_help", []string{"commands.lua", "help"}, false},
-	{"commands_prepare", []string{"commands.lua", "prepare"}, false},
-	{"commands_cleanup", []string{"commands.lua", "cleanup"}, false},
-	{"commands_unknown", []string{"commands.lua", "bogus"}, false},
+	{name: "commands_load", args: []string{"commands.lua", "--threads=4", "load"}, exact: false},
+	{name: "commands_load_serial", args: []string{"commands.lua", "--rows=7", "load"}, exact: false},
+	{name: "commands_show", args: []string{"commands.lua", "show"}, exact: false},
+	{name: "commands_fail", args: []string{"commands.lua", "fail"}, exact: false},
+	{name: "commands_help", args: []string{"commands.lua", "help"}, exact: false},
+	{name: "commands_prepare", args: []string{"commands.lua", "prepare"}, exact: false},
+	{name: "commands_cleanup", args: []string{"commands.lua", "cleanup"}, exact: false},
+	{name: "commands_unknown", args: []string{"commands.lua", "bogus"}, exact: false},
 	// Percentile off, checkpoints, a rate limit.
-	{"empty_checkpoints", []string{"empty.lua", "--time=3", "--report-checkpoints=2,1", "run"}, false},
-	{"empty_percentile0", []string{"empty.lua", "--time=1", "--percentile=0", "run"}, false},
-	{"empty_rate", []string{"empty.lua", "--time=2", "--rate=100", "--report-interval=1", "run"}, false},
-	{"empty_events", []string{"empty.lua", "--events=1000", "--time=0", "--threads=2", "run"}, false},
+	{name: "empty_checkpoints", args: []string{"empty.lua", "--time=3", "--report-checkpoints=2,1", "run"}, exact: false},
+	{name: "empty_percentile0", args: []string{"empty.lua", "--time=1", "--percentile=0", "run"}, exact: false},
+	{name: "empty_rate", args: []string{"empty.lua", "--time=2", "--rate=100", "--report-interval=1", "run"}, exact: false},
+	{name: "empty_events", args: []string{"empty.lua", "--events=1000", "--time=0", "--threads=2", "run"}, exact: false},
 }
 
 func goldenPath(name string) string { return filepath.Join("testdata", name+".golden") }
@@ -163,7 +186,7 @@ func TestSameOutputAsSysbench(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			if *update {
-				ref := runBinary(t, "/usr/bin/sysbench", tc.args...)
+				ref := runBinaryWith(t, "/usr/bin/sysbench", tc.env, tc.stdin, tc.args...)
 				if err := os.WriteFile(goldenPath(tc.name), []byte(formatGolden(tc.args, ref, tc.exact)), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +195,7 @@ func TestSameOutputAsSysbench(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no golden file (run with -update where sysbench is installed): %v", err)
 			}
-			got := formatGolden(tc.args, runBinary(t, sbgoBinary, tc.args...), tc.exact)
+			got := formatGolden(tc.args, runBinaryWith(t, sbgoBinary, tc.env, tc.stdin, tc.args...), tc.exact)
 			if got != string(want) {
 				t.Errorf("sbgo %s differs from sysbench 1.0.20 (masked):\n%s", strings.Join(tc.args, " "), diff(string(want), got))
 			}
@@ -202,4 +225,44 @@ func diff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestLuaPathWithoutDefault checks that LUA_PATH without ";;" replaces
+// the search path, and that the error lists where require looked, as
+// LuaJIT's does (sysbench also lists C module paths, which sbgo has not).
+func TestLuaPathWithoutDefault(t *testing.T) {
+	r := runBinaryWith(t, sbgoBinary, []string{"LUA_PATH=./nowhere/?.lua"}, "", "requires.lua", "help")
+	for _, want := range []string{
+		"FATAL: requires.lua:2: module 'helper_mod' not found:\n",
+		"\tno file './nowhere/helper_mod.lua'\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+}
+
+// TestRestartEventCountsOnce runs event() that raises sysbench's restart
+// error on every third attempt: the hook sees each restart, and an event
+// that was restarted counts once (successful attempts = events).
+func TestRestartEventCountsOnce(t *testing.T) {
+	r := runBinary(t, sbgoBinary, "restart.lua", "--events=300", "--threads=2", "run")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	var succeeded int
+	for _, m := range regexp.MustCompile(`attempts=([0-9]+) restarts=([0-9]+)`).FindAllStringSubmatch(r.stdout, -1) {
+		a, _ := strconv.Atoi(m[1])
+		rs, _ := strconv.Atoi(m[2])
+		if rs != a/3 {
+			t.Errorf("%d attempts but %d restarts seen by the hook", a, rs)
+		}
+		succeeded += a - rs
+	}
+	if !strings.Contains(r.stdout, "total number of events:              300\n") || succeeded != 300 {
+		t.Errorf("%d successful attempts; report:\n%s", succeeded, r.stdout)
+	}
 }

@@ -1,0 +1,4 @@
+function init()
+  error("init failed on purpose")
+end
+function event() end

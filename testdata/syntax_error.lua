@@ -1,0 +1,3 @@
+function event()
+  local x =
+end
