@@ -135,6 +135,8 @@ var goldenCases = []struct {
 	{name: "api_probe", args: []string{"api_probe.lua", "--an-int=7", "--a_bool=off", "--dash_name=3.25", "--a-list=p,,q", "probe"}, exact: true},
 	{name: "api_probe_help", args: []string{"api_probe.lua", "help"}, exact: true},
 	{name: "api_probe_defaults", args: []string{"api_probe.lua", "probe"}, exact: true},
+	// A config file, overridden by what follows it on the command line.
+	{name: "config_file", args: []string{"--config-file=probe.cfg", "api_probe.lua", "--percentile=50", "probe"}, exact: true},
 	// The engine alone: intermediate lines, histogram, final report.
 	{name: "empty_run", args: []string{"empty.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// Random numbers, random strings and string.format per event.
@@ -143,6 +145,8 @@ var goldenCases = []struct {
 	{name: "hooks_run", args: []string{"hooks.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// The built-in formatters as hooks: CSV lines, then a JSON array.
 	{name: "formatters_run", args: []string{"formatters.lua", "--threads=2", "--time=2", "--report-interval=1", "run"}, exact: false},
+	// The custom-commands script's own run.
+	{name: "commands_run", args: []string{"commands.lua", "--threads=4", "--time=3", "--report-interval=1", "--histogram", "run"}, exact: false},
 	// Custom commands: parallel, serial, failing; the built-in ones.
 	{name: "commands_load", args: []string{"commands.lua", "--threads=4", "load"}, exact: false},
 	{name: "commands_load_serial", args: []string{"commands.lua", "--rows=7", "load"}, exact: false},
