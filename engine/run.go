@@ -114,6 +114,7 @@ type Run struct {
 	reportMu    sync.Mutex // serialises checkpoints and the final report
 	workersDone chan struct{}
 	workload    Workload
+	skipDone    bool // the run ended without calling done()
 }
 
 // NewRun prepares a run; Execute performs it.
@@ -174,9 +175,10 @@ func (r *Run) Execute(w Workload) int {
 		}
 	}
 	code := r.execute(w)
-	// After a forced shutdown workers may still be inside the script, and
-	// sysbench exits at once: done() is not called.
-	if main != nil && code != ExitForced {
+	// As in sysbench, done() is not called when the workers failed to
+	// start, nor after a forced shutdown (workers may still be inside the
+	// script).
+	if main != nil && !r.skipDone {
 		if err := main.Done(); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
 		}
@@ -195,6 +197,43 @@ func (r *Run) execute(w Workload) int {
 	}
 
 	r.log.Logf(LevelNotice, "Initializing worker threads...\n")
+
+	// The report goroutines' states are made first, as sysbench makes its
+	// report threads' states before the workers': the script's top level
+	// runs there too, hooks or not.
+	var interRep, checkRep Reporter
+	newReporter := func() (Reporter, bool) {
+		rep, err := hooks.NewReporter(cfg.Threads)
+		if err != nil {
+			r.log.Logf(LevelFatal, "%s", err)
+			return nil, false
+		}
+		return rep, true
+	}
+	if hooks != nil && cfg.ReportInterval > 0 {
+		var ok bool
+		if interRep, ok = newReporter(); !ok {
+			return ExitFailed
+		}
+	}
+	if hooks != nil && len(cfg.Checkpoints) > 0 {
+		var ok bool
+		if checkRep, ok = newReporter(); !ok {
+			if interRep != nil {
+				interRep.Close()
+			}
+			return ExitFailed
+		}
+	}
+
+	closeReporters := func() {
+		for _, rep := range []Reporter{interRep, checkRep} {
+			if rep != nil {
+				rep.Close()
+			}
+		}
+	}
+
 
 	// Workers start, build their state and run thread_init, then wait at
 	// the start barrier (released) until every one of them is ready.
@@ -219,6 +258,8 @@ func (r *Run) execute(w Workload) int {
 	case <-initDone:
 	case <-time.After(initTimeout):
 		r.log.Logf(LevelFatal, "Worker threads failed to initialize within %d seconds!", int(initTimeout/time.Second))
+		r.skipDone = true
+		closeReporters()
 		return ExitForced
 	}
 	if initFailed.Load() {
@@ -226,6 +267,8 @@ func (r *Run) execute(w Workload) int {
 		close(released)
 		joined.Wait()
 		r.log.Logf(LevelFatal, "Thread initialization failed!")
+		r.skipDone = true
+		closeReporters()
 		return ExitFailed
 	}
 
@@ -289,14 +332,14 @@ func (r *Run) execute(w Workload) int {
 		reporters.Add(1)
 		go func() {
 			defer reporters.Done()
-			r.intermediateLoop(hooks, hasInter, reportersDone)
+			r.intermediateLoop(interRep, hasInter, reportersDone)
 		}()
 	}
 	if len(cfg.Checkpoints) > 0 {
 		reporters.Add(1)
 		go func() {
 			defer reporters.Done()
-			r.checkpointLoop(hooks, hasCumul, reportersDone)
+			r.checkpointLoop(checkRep, hasCumul, reportersDone)
 		}()
 	}
 
@@ -312,6 +355,7 @@ func (r *Run) execute(w Workload) int {
 	select {
 	case <-allJoined:
 	case <-forced:
+		r.skipDone = true
 		return r.forcedShutdown(hooks, hasCumul)
 	}
 	for _, t := range timers {
@@ -468,14 +512,8 @@ func (r *Run) elapsed(now time.Time) float64 {
 // intermediateLoop prints (or hands to the hook) one report every
 // --report-interval. Deadlines are multiples of the interval from the
 // start, so reports do not drift; missed ones are skipped.
-func (r *Run) intermediateLoop(hooks ReportHooks, hasHook bool, done <-chan struct{}) {
-	var rep Reporter
-	if hasHook {
-		var err error
-		if rep, err = hooks.NewReporter(r.cfg.Threads); err != nil {
-			r.log.Logf(LevelFatal, "%s", err)
-			return
-		}
+func (r *Run) intermediateLoop(rep Reporter, hasHook bool, done <-chan struct{}) {
+	if rep != nil {
 		defer rep.Close()
 	}
 	interval := r.cfg.ReportInterval
@@ -516,7 +554,7 @@ func (r *Run) intermediateLoop(hooks ReportHooks, hasHook bool, done <-chan stru
 			s.Concurrency = int(r.pacer.concurrency.Load())
 		}
 		prev, prevAt = cur, now
-		if rep != nil {
+		if hasHook {
 			if err := rep.ReportIntermediate(s); err != nil {
 				r.log.Logf(LevelFatal, "%s", err)
 			}
@@ -536,14 +574,8 @@ func (r *Run) sqlMode() bool {
 
 // checkpointLoop prints a full report at each --report-checkpoints time
 // and resets the cumulative statistics.
-func (r *Run) checkpointLoop(hooks ReportHooks, hasHook bool, done <-chan struct{}) {
-	var rep Reporter
-	if hasHook {
-		var err error
-		if rep, err = hooks.NewReporter(r.cfg.Threads); err != nil {
-			r.log.Logf(LevelFatal, "%s", err)
-			return
-		}
+func (r *Run) checkpointLoop(rep Reporter, hasHook bool, done <-chan struct{}) {
+	if rep != nil {
 		defer rep.Close()
 	}
 	r.startMu.Lock()
@@ -563,7 +595,7 @@ func (r *Run) checkpointLoop(hooks ReportHooks, hasHook bool, done <-chan struct
 		now := time.Now()
 		r.log.Timestamped("[ %.0fs ] Checkpoint report:", r.elapsed(now))
 		s := r.cumulativeStats(now, true)
-		if rep != nil {
+		if hasHook {
 			if err := rep.ReportCumulative(s); err != nil {
 				r.log.Logf(LevelFatal, "%s", err)
 			}

@@ -56,6 +56,10 @@ func (st *state) newCmdlineTable() *lua.LTable {
 		}
 		L.Push(fn)
 		L.Call(0, 1)
+		// Any result but false is success, as in sysbench.
+		ok := L.Get(-1) != lua.LFalse
+		L.Pop(1)
+		L.Push(lua.LBool(ok))
 		return 1
 	}))
 	return t
@@ -191,7 +195,7 @@ func (s *Script) Configure(r RandOptions, seed uint64, threads int) {
 	s.randOpts = r
 	s.seed = seed
 	s.runThreads = threads
-	*s.main.rand = *newMainRand(&s.randOpts)
+	s.main.rand.setOptions(&s.randOpts)
 }
 
 // exportOptions rebuilds sysbench.opt from every registered option and,

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"time"
@@ -78,6 +79,7 @@ func openLuaJITCompat(L *lua.LState, env CompatEnv) {
 		tbl.RawSetString("move", L.NewFunction(tableMove))
 	}
 	L.SetGlobal("gcinfo", L.NewFunction(gcinfo))
+	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
 	L.SetGlobal("_GOPHER_LUA_VERSION", lua.LNil)
 	L.SetGlobal("_printregs", lua.LNil)
 	if m, ok := L.GetGlobal("math").(*lua.LTable); ok {
@@ -558,6 +560,37 @@ func tableMove(L *lua.LState) int {
 	}
 	L.Push(dst)
 	return 1
+}
+
+// collectGarbage is collectgarbage([opt [, arg]]). All Lua states share
+// Go's garbage collector, which runs by itself: "collect" and "step" do
+// not force a collection (a script calling it per event from thousands
+// of workers would stall the process), and "count" reports the kilobytes
+// of live Go heap, process-wide, read without stopping the world.
+func collectGarbage(L *lua.LState) int {
+	switch opt := L.OptString(1, "collect"); opt {
+	case "count":
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(sample)
+		var kb float64
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			kb = float64(sample[0].Value.Uint64()) / 1024
+		}
+		L.Push(lua.LNumber(kb))
+		return 1
+	case "step":
+		L.Push(lua.LFalse)
+		return 1
+	case "setpause", "setstepmul":
+		L.Push(lua.LNumber(200))
+		return 1
+	case "collect", "stop", "restart":
+		L.Push(lua.LNumber(0))
+		return 1
+	default:
+		L.ArgError(1, "invalid option '"+opt+"'")
+		return 0
+	}
 }
 
 // gcinfo is gcinfo(), the kilobytes in use, as collectgarbage("count")

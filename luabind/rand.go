@@ -151,6 +151,14 @@ func newRandFromState(s0, s1 uint64, opts *RandOptions) *Rand {
 	return r
 }
 
+// setOptions applies new --rand-* options and keeps the generator's
+// state, so a sequence already drawn from (at a script's top level)
+// continues rather than restarts.
+func (r *Rand) setOptions(opts *RandOptions) {
+	r.p = newRandParams(opts)
+	r.zipfHN = zipfHIntegral(0.5, r.p.zipfExp)
+}
+
 // sysbench seeds its main thread from glibc's random() before anything calls
 // srandom(), i.e. from glibc's default seed 1, whose first four outputs are
 // 1804289383, 846930886, 1681692777 and 1714636915. The next two seed the

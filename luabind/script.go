@@ -68,9 +68,10 @@ func compile(src []byte, chunkName string) (*lua.FunctionProto, error) {
 	if err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
-			near := pe.Token
-			if near == "" {
-				near = "<eof>"
+			near, line := pe.Token, pe.Pos.Line
+			if near == "" || line < 0 {
+				// The parser reports the end of the input as line -1.
+				near, line = "<eof>", bytes.Count(src, []byte("\n"))+1
 			}
 			msg := pe.Message
 			if msg == "syntax error" {
@@ -78,7 +79,7 @@ func compile(src []byte, chunkName string) (*lua.FunctionProto, error) {
 				// wording for the same situation.
 				msg = "unexpected symbol"
 			}
-			return nil, fmt.Errorf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, msg, near)
+			return nil, fmt.Errorf("%s:%d: %s near '%s'", chunkName, line, msg, near)
 		}
 		return nil, err
 	}

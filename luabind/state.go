@@ -66,13 +66,16 @@ type state struct {
 	jsonOpen  bool // report_json has opened its array in this state
 }
 
-// luaOptions sizes a state: a shared compiled proto and a modest stack
-// keep thousands of worker states affordable; the registry may grow.
+// luaOptions sizes a state: a shared compiled proto and stacks that start
+// small keep thousands of worker states affordable. The call stack grows
+// on demand up to CallStackSize, so scripts may recurse deeply as LuaJIT
+// allows; the registry (data stack) grows too.
 var luaOptions = lua.Options{
-	CallStackSize:    200,
-	RegistrySize:     1024,
-	RegistryMaxSize:  1024 * 1024,
-	RegistryGrowStep: 128,
+	CallStackSize:       20000,
+	MinimizeStackMemory: true,
+	RegistrySize:        1024,
+	RegistryMaxSize:     1024 * 1024,
+	RegistryGrowStep:    128,
 }
 
 // Load compiles the test script and runs it in the main state, then reads

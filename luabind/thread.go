@@ -125,11 +125,13 @@ func (st *state) eventLoop() error {
 	L := st.L
 	ev := st.ev
 	tid := lua.LNumber(st.tid)
-	event := L.GetGlobal("event")
+	globals := L.G.Global
 	for ev.More() {
 		ev.Start()
 		for {
-			L.Push(event)
+			// event is looked up for every call, as sysbench's Lua loop
+			// does, so a script may replace it while running.
+			L.Push(globals.RawGetString("event"))
 			L.Push(tid)
 			err := L.PCall(1, 1, nil)
 			if err == nil {
