@@ -174,55 +174,46 @@ func PrintLatencyHistogram(l *Logger, h *Histogram) {
 	l.Logf(LevelNotice, " ")
 }
 
+// luaRates are the per-second figures the Lua formatters print, as Lua's
+// string.format("%4.2f") writes them.
+type luaRates struct {
+	tps, qps, reads, writes, other, latency, errors, reconnects string
+}
+
+func newLuaRates(s *Stats) luaRates {
+	sec := s.TimeInterval
+	rate := func(n uint64) string { return luaFixed(float64(n)/sec, 4, 2) }
+	return luaRates{
+		tps:        rate(s.Events),
+		qps:        rate(s.Reads + s.Writes + s.Other),
+		reads:      rate(s.Reads),
+		writes:     rate(s.Writes),
+		other:      rate(s.Other),
+		latency:    luaFixed(s.LatencyPct*1000, 4, 2),
+		errors:     rate(s.Errors),
+		reconnects: rate(s.Reconnects),
+	}
+}
+
 // FormatReportDefault returns the line sysbench.report_default prints,
 // without the newline that Lua's print adds. Unlike the built-in SQL line
 // it has "err/s" with no colon.
 func FormatReportDefault(s *Stats, percentile int) string {
-	sec := s.TimeInterval
-	var b strings.Builder
-	b.WriteString("[ ")
-	b.WriteString(luaFixed(s.TimeTotal, 0, 0))
-	b.WriteString("s ] thds: ")
-	b.WriteString(strconv.Itoa(s.ThreadsRunning))
-	b.WriteString(" tps: ")
-	b.WriteString(luaFixed(float64(s.Events)/sec, 4, 2))
-	b.WriteString(" qps: ")
-	b.WriteString(luaFixed(float64(s.Reads+s.Writes+s.Other)/sec, 4, 2))
-	b.WriteString(" (r/w/o: ")
-	b.WriteString(luaFixed(float64(s.Reads)/sec, 4, 2))
-	b.WriteString("/")
-	b.WriteString(luaFixed(float64(s.Writes)/sec, 4, 2))
-	b.WriteString("/")
-	b.WriteString(luaFixed(float64(s.Other)/sec, 4, 2))
-	b.WriteString(") lat (ms,")
-	b.WriteString(strconv.Itoa(percentile))
-	b.WriteString("%): ")
-	b.WriteString(luaFixed(s.LatencyPct*1000, 4, 2))
-	b.WriteString(" err/s ")
-	b.WriteString(luaFixed(float64(s.Errors)/sec, 4, 2))
-	b.WriteString(" reconn/s: ")
-	b.WriteString(luaFixed(float64(s.Reconnects)/sec, 4, 2))
-	return b.String()
+	r := newLuaRates(s)
+	return "[ " + luaFixed(s.TimeTotal, 0, 0) + "s ] thds: " + strconv.Itoa(s.ThreadsRunning) +
+		" tps: " + r.tps + " qps: " + r.qps +
+		" (r/w/o: " + r.reads + "/" + r.writes + "/" + r.other + ")" +
+		" lat (ms," + strconv.Itoa(percentile) + "%): " + r.latency +
+		" err/s " + r.errors + " reconn/s: " + r.reconnects
 }
 
 // FormatReportCSV returns the line sysbench.report_csv prints, without the
 // newline: time, threads, then per-second rates of events, queries, reads,
 // writes, other, the latency in ms, and errors and reconnects per second.
 func FormatReportCSV(s *Stats) string {
-	sec := s.TimeInterval
-	fields := [...]string{
-		luaFixed(s.TimeTotal, 0, 0),
-		strconv.Itoa(s.ThreadsRunning),
-		luaFixed(float64(s.Events)/sec, 4, 2),
-		luaFixed(float64(s.Reads+s.Writes+s.Other)/sec, 4, 2),
-		luaFixed(float64(s.Reads)/sec, 4, 2),
-		luaFixed(float64(s.Writes)/sec, 4, 2),
-		luaFixed(float64(s.Other)/sec, 4, 2),
-		luaFixed(s.LatencyPct*1000, 4, 2),
-		luaFixed(float64(s.Errors)/sec, 4, 2),
-		luaFixed(float64(s.Reconnects)/sec, 4, 2),
-	}
-	return strings.Join(fields[:], ",")
+	r := newLuaRates(s)
+	return strings.Join([]string{luaFixed(s.TimeTotal, 0, 0), strconv.Itoa(s.ThreadsRunning),
+		r.tps, r.qps, r.reads, r.writes, r.other, r.latency, r.errors, r.reconnects}, ",")
 }
 
 // ReportJSONClose ends the JSON array that FormatReportJSON objects form;
@@ -234,35 +225,25 @@ const ReportJSONClose = "\n]\n"
 // the object, with 1.0.20's exact layout and no trailing newline. After the
 // last call, write ReportJSONClose.
 func FormatReportJSON(s *Stats, first bool) string {
-	sec := s.TimeInterval
-	var b strings.Builder
+	r := newLuaRates(s)
+	open := ",\n"
 	if first {
-		b.WriteString("[\n")
-	} else {
-		b.WriteString(",\n")
+		open = "[\n"
 	}
-	b.WriteString("  {\n    \"time\": ")
-	b.WriteString(luaFixed(s.TimeTotal, 4, 0))
-	b.WriteString(",\n    \"threads\": ")
-	b.WriteString(strconv.Itoa(s.ThreadsRunning))
-	b.WriteString(",\n    \"tps\": ")
-	b.WriteString(luaFixed(float64(s.Events)/sec, 4, 2))
-	b.WriteString(",\n    \"qps\": {\n      \"total\": ")
-	b.WriteString(luaFixed(float64(s.Reads+s.Writes+s.Other)/sec, 4, 2))
-	b.WriteString(",\n      \"reads\": ")
-	b.WriteString(luaFixed(float64(s.Reads)/sec, 4, 2))
-	b.WriteString(",\n      \"writes\": ")
-	b.WriteString(luaFixed(float64(s.Writes)/sec, 4, 2))
-	b.WriteString(",\n      \"other\": ")
-	b.WriteString(luaFixed(float64(s.Other)/sec, 4, 2))
-	b.WriteString("\n    },\n    \"latency\": ")
-	b.WriteString(luaFixed(s.LatencyPct*1000, 4, 2))
-	b.WriteString(",\n    \"errors\": ")
-	b.WriteString(luaFixed(float64(s.Errors)/sec, 4, 2))
-	b.WriteString(",\n    \"reconnects\": ")
-	b.WriteString(luaFixed(float64(s.Reconnects)/sec, 4, 2))
-	b.WriteString("\n  }")
-	return b.String()
+	return open + "  {\n" +
+		"    \"time\": " + luaFixed(s.TimeTotal, 4, 0) + ",\n" +
+		"    \"threads\": " + strconv.Itoa(s.ThreadsRunning) + ",\n" +
+		"    \"tps\": " + r.tps + ",\n" +
+		"    \"qps\": {\n" +
+		"      \"total\": " + r.qps + ",\n" +
+		"      \"reads\": " + r.reads + ",\n" +
+		"      \"writes\": " + r.writes + ",\n" +
+		"      \"other\": " + r.other + "\n" +
+		"    },\n" +
+		"    \"latency\": " + r.latency + ",\n" +
+		"    \"errors\": " + r.errors + ",\n" +
+		"    \"reconnects\": " + r.reconnects + "\n" +
+		"  }"
 }
 
 // cFixed formats v like C's printf("%*.*f", width, prec, v) with glibc:

@@ -234,7 +234,6 @@ func (r *Run) execute(w Workload) int {
 		}
 	}
 
-
 	// Workers start, build their state and run thread_init, then wait at
 	// the start barrier (released) until every one of them is ready.
 	released := make(chan struct{})

@@ -158,7 +158,7 @@ func (st *state) runChunk() error {
 
 func (st *state) close() {
 	if st.jsonOpen {
-		io.WriteString(st.script.cfg.Out, "\n]\n")
+		io.WriteString(st.script.cfg.Out, engine.ReportJSONClose)
 		st.jsonOpen = false
 	}
 	st.L.Close()
