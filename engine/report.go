@@ -226,6 +226,13 @@ const ReportJSONClose = "\n]\n"
 // last call, write ReportJSONClose.
 func FormatReportJSON(s *Stats, first bool) string {
 	r := newLuaRates(s)
+	// sysbench writes nan or inf where an interval is empty, which is not
+	// JSON; sbgo writes null there so that the array always parses.
+	for _, f := range []*string{&r.tps, &r.qps, &r.reads, &r.writes, &r.other, &r.latency, &r.errors, &r.reconnects} {
+		if v := strings.TrimSpace(*f); strings.HasSuffix(v, "nan") || strings.HasSuffix(v, "inf") {
+			*f = "null"
+		}
+	}
 	open := ",\n"
 	if first {
 		open = "[\n"

@@ -453,3 +453,16 @@ func TestFixedFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestReportJSONEmptyIntervalIsValid: an interval of zero length gives
+// nan rates, which sysbench prints as such; sbgo writes null.
+func TestReportJSONEmptyIntervalIsValid(t *testing.T) {
+	text := FormatReportJSON(&Stats{TimeInterval: 0, Events: 0}, true) + ReportJSONClose
+	var v []map[string]any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, text)
+	}
+	if v[0]["tps"] != nil {
+		t.Errorf("tps = %v, want null", v[0]["tps"])
+	}
+}

@@ -46,7 +46,10 @@ func TestCommandLineErrors(t *testing.T) {
 		{"checkpoints", []string{"empty.lua", "--report-checkpoints=a", "run"}, "FATAL: Invalid value for --report-checkpoints: 'a'", "", 1},
 		{"rand type", []string{"empty.lua", "--rand-type=foo", "run"}, "FATAL: Invalid random numbers distribution: foo.", "", 1},
 		// Stricter than sysbench: negative time (sysbench runs forever).
-		{"negative time", []string{"empty.lua", "--time=-1", "run"}, "", "", 1},
+		{"negative time", []string{"empty.lua", "--time=-1", "run"}, "FATAL: Invalid value for --time: -1.", "", 1},
+		// sbgo has none of sysbench's built-in C tests (cpu, fileio, ...):
+		// such a name is an unknown test.
+		{"no built-in tests", []string{"cpu", "run"}, "FATAL: Cannot find benchmark 'cpu': no such built-in test, file or module", "", 1},
 		// Stricter than sysbench: a malformed number for a script option
 		// declared with a number default (sysbench silently uses 0).
 		{"script number does not parse", []string{"commands.lua", "--rows=abc", "help"}, "", "Invalid value for the 'rows' option: 'abc'", 1},
