@@ -1,0 +1,177 @@
+// Package db is the seam between the Lua bindings and the database
+// drivers: the Driver, Conn, Stmt and Rows interfaces, the Error that
+// carries sysbench's error classes, and the registry of drivers by name.
+//
+// A Conn is one server session used by one goroutine (a worker's Lua
+// state); there is never a pool behind it, because scripts run BEGIN and
+// COMMIT as statements. Results are read lazily: a script that never
+// fetches rows (all of sysbench's OLTP reads) costs no row buffering.
+//
+// Optional capabilities are optional interfaces:
+//   - MoreResults: a Conn that can step through multi-statement results.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"sbgo/engine"
+)
+
+// Kind is how sysbench treats a failed query (spec §3.5.8).
+type Kind int
+
+const (
+	// Fatal errors end the run (unless a sql_error_ignorable hook says
+	// otherwise).
+	Fatal Kind = iota
+	// Ignorable errors (in the driver's ignore list) restart the event.
+	Ignorable
+	// Reconnect errors are ignorable errors that lost the connection: the
+	// session must be reopened (Conn.Reconnect) before the event restarts.
+	Reconnect
+)
+
+// Error is a failed database call, with the numbers scripts test for.
+type Error struct {
+	Errno int    // MySQL server or client error number; 0 for PostgreSQL
+	State string // SQLSTATE ("HY000" for MySQL client errors)
+	Msg   string // the server's or client's message
+	Kind  Kind
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("error %d (%s): %s", e.Errno, e.State, e.Msg)
+}
+
+// AsError returns err as a *Error, wrapping any other error as a fatal one.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{State: "HY000", Msg: err.Error(), Kind: Fatal}
+}
+
+// ParamType is the type of a prepared-statement parameter, after
+// sysbench's folding of its SQL types (spec §3.5.4).
+type ParamType int
+
+const (
+	ParamInt    ParamType = iota // TINYINT .. BIGINT: an int64
+	ParamDouble                  // FLOAT, DOUBLE
+	ParamString                  // CHAR, VARCHAR
+)
+
+// Value is one parameter value. Its fields are reused from execute to
+// execute; a driver must not keep S after Execute returns.
+type Value struct {
+	Type ParamType
+	Null bool
+	I    int64
+	F    float64
+	S    []byte
+}
+
+// Rows is the result set of one statement, read row by row. Only one
+// Rows per Conn is open at a time: the next call on the Conn closes it.
+type Rows interface {
+	// NumFields is the number of columns.
+	NumFields() int
+	// Next reads the next row into row (len NumFields): each value as
+	// text, nil for SQL NULL. The slices stay valid until the next call
+	// on the Rows or its Conn. It returns false after the last row.
+	Next(row [][]byte) (bool, error)
+	// Close discards the rows not read.
+	Close() error
+}
+
+// Result is the outcome of a statement: a result set (a read), or the
+// number of rows it changed.
+type Result struct {
+	Rows     Rows // nil when the statement returned no result set
+	Affected int64
+}
+
+// Conn is one database session, used by one goroutine. Query and Execute
+// are the per-event path: they must not allocate more than the driver
+// needs.
+type Conn interface {
+	Query(ctx context.Context, query string) (Result, error)
+	// Prepare prepares query, whose parameters are marked '?', with the
+	// given parameter types.
+	Prepare(ctx context.Context, query string, params []ParamType) (Stmt, error)
+	// Reconnect closes the session and opens a new one with the same
+	// parameters; prepared statements of the old session are gone.
+	Reconnect(ctx context.Context) error
+	Close() error
+}
+
+// Stmt is a prepared statement of one Conn.
+type Stmt interface {
+	Execute(ctx context.Context, args []Value) (Result, error)
+	Close() error
+}
+
+// MoreResults is a Conn whose last Query may have returned several
+// results (multi-statements, CALL).
+type MoreResults interface {
+	// NextResult advances to the next result; ok is false when there is
+	// none.
+	NextResult(ctx context.Context) (res Result, ok bool, err error)
+}
+
+// Driver opens sessions with its options.
+type Driver interface {
+	Name() string
+	Connect(ctx context.Context) (Conn, error)
+}
+
+// Factory is a registered driver kind: its name, help and options, and
+// how to make the Driver from the parsed options. New is called once per
+// process, the first time a script asks for the driver.
+type Factory interface {
+	Name() string        // "mysql"
+	Description() string // "MySQL driver", as in --help
+	Options() []engine.Option
+	New(opts *engine.Options, log *engine.Logger) (Driver, error)
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]Factory{}
+)
+
+// Register makes a driver available by name. Drivers call it from init;
+// registering a name twice is a programming error.
+func Register(f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[f.Name()]; dup {
+		panic("db: driver registered twice: " + f.Name())
+	}
+	registry[f.Name()] = f
+}
+
+// Lookup returns the driver registered as name.
+func Lookup(name string) (Factory, bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	f, ok := registry[name]
+	return f, ok
+}
+
+// Factories returns the registered drivers, by name.
+func Factories() []Factory {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := make([]Factory, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
