@@ -101,8 +101,9 @@ type Result struct {
 // needs.
 type Conn interface {
 	Query(ctx context.Context, query string) (Result, error)
-	// Prepare prepares query, whose parameters are marked '?', with the
-	// given parameter types.
+	// Prepare prepares query, whose parameters are marked '?'. params may
+	// be nil: scripts declare parameter types after preparing, so a driver
+	// that needs them takes them from the first Execute's values.
 	Prepare(ctx context.Context, query string, params []ParamType) (Stmt, error)
 	// Reconnect closes the session and opens a new one with the same
 	// parameters; prepared statements of the old session are gone.
@@ -114,6 +115,24 @@ type Conn interface {
 type Stmt interface {
 	Execute(ctx context.Context, args []Value) (Result, error)
 	Close() error
+}
+
+// ParamCounter is a Stmt that knows how many parameters it takes, so that
+// a wrong bind_param count is reported at bind time as in sysbench.
+type ParamCounter interface {
+	NumParams() int
+}
+
+// ErrorTexter is a Driver that words errors the way sysbench's driver
+// logs them (e.g. "mysql_drv_query() returned error 1146 (...) for query
+// '...'"), for the FATAL lines printed before a script's error.
+type ErrorTexter interface {
+	// QueryErrorText is logged before a fatal query or execute error;
+	// prepared is true for a prepared statement's execute.
+	QueryErrorText(e *Error, query string, prepared bool) string
+	// ConnectErrorText is what is logged, one line each, when Connect or
+	// Reconnect fails with err.
+	ConnectErrorText(err error) []string
 }
 
 // MoreResults is a Conn whose last Query may have returned several

@@ -29,7 +29,7 @@ func benchScript(b *testing.B, src string) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	s.Configure(DefaultRandOptions(), 1, 1)
+	s.Configure(DefaultRandOptions(), 1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()

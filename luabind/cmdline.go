@@ -185,16 +185,11 @@ func (s *Script) DeclaredOptions() ([]engine.Option, bool) {
 	return s.declared, s.hasOptions
 }
 
-// SetLegacyOptions records the unknown options a legacy script accepted,
-// to be exported as string globals.
-func (s *Script) SetLegacyOptions(names []string) { s.legacyNames = names }
-
-// Configure applies the parsed --rand-* options, the seed and the number
-// of threads; it is called once after the options are parsed.
-func (s *Script) Configure(r RandOptions, seed uint64, threads int) {
+// Configure applies the parsed --rand-* options and the seed; it is
+// called once after the options are parsed.
+func (s *Script) Configure(r RandOptions, seed uint64) {
 	s.randOpts = r
 	s.seed = seed
-	s.runThreads = threads
 	s.main.rand.setOptions(&s.randOpts)
 }
 

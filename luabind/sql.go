@@ -1,14 +1,61 @@
 package luabind
 
 import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
 	lua "github.com/yuin/gopher-lua"
 
+	"sbgo/db"
 	"sbgo/engine"
 )
 
-// newSQLTable builds sysbench.sql: its constants (spec §3.5.1) and
-// driver(). No database driver is compiled into this build yet, so
-// driver() fails the way sysbench does for an unknown driver name.
+// Metatable names of the sysbench.sql objects.
+const (
+	sqlDriverType = "sysbench.sql_driver"
+	sqlConnType   = "sysbench.sql_connection"
+	sqlStmtType   = "sysbench.sql_statement"
+	sqlResultType = "sysbench.sql_result"
+	sqlParamType  = "sysbench.sql_param"
+)
+
+// bulkInsertMax is the largest statement a bulk insert sends (512 KiB);
+// rows are flushed before the buffer would grow past it.
+const bulkInsertMax = 524288
+
+// drivers creates each database driver once per process, the first time a
+// script asks for it: that is when sysbench validates the db options.
+type drivers struct {
+	mu  sync.Mutex
+	drv map[string]db.Driver
+}
+
+func (d *drivers) get(s *Script, name string) (db.Driver, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if drv, ok := d.drv[name]; ok {
+		return drv, nil
+	}
+	f, ok := db.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("invalid database driver name: '%s'", name)
+	}
+	drv, err := f.New(s.cfg.Options, s.cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	if d.drv == nil {
+		d.drv = map[string]db.Driver{}
+	}
+	d.drv[name] = drv
+	return drv, nil
+}
+
+// newSQLTable builds sysbench.sql (spec §3.5): the constants, driver(),
+// and the metatables of drivers, connections, statements, parameters and
+// results.
 func (st *state) newSQLTable() *lua.LTable {
 	L := st.L
 	t := L.NewTable()
@@ -24,7 +71,86 @@ func (st *state) newSQLTable() *lua.LTable {
 	}
 	t.RawSetString("error", errs)
 	t.RawSetString("driver", L.NewFunction(st.sqlDriver))
+
+	st.newSQLMetatable(sqlDriverType, "<sql_driver>", map[string]lua.LGFunction{
+		"connect": st.drvConnect,
+		"name":    drvName,
+	})
+	st.newSQLMetatable(sqlConnType, "<sql_connection>", map[string]lua.LGFunction{
+		"query":            st.conQuery,
+		"query_row":        st.conQueryRow,
+		"bulk_insert_init": st.conBulkInit,
+		"bulk_insert_next": st.conBulkNext,
+		"bulk_insert_done": st.conBulkDone,
+		"prepare":          st.conPrepare,
+		"disconnect":       st.conDisconnect,
+		"reconnect":        st.conReconnect,
+		"more_results":     st.conMoreResults,
+		"next_result":      st.conNextResult,
+		"check_error":      conCheckError,
+	})
+	st.newSQLMetatable(sqlStmtType, "<sql_statement>", map[string]lua.LGFunction{
+		"bind_create": st.stmtBindCreate,
+		"bind_param":  st.stmtBindParam,
+		"execute":     st.stmtExecute,
+		"close":       st.stmtClose,
+	})
+	st.newSQLMetatable(sqlParamType, "<sql_param>", map[string]lua.LGFunction{
+		"set":          paramSet,
+		"set_rand_str": st.paramSetRandStr,
+	})
+	// A result has fields (nrows, nfields) besides its methods.
+	rmt := st.newSQLMetatable(sqlResultType, "<sql_result>", nil)
+	rmethods := map[string]*lua.LFunction{
+		"fetch_row": L.NewFunction(resFetchRow),
+		"free":      L.NewFunction(st.resFree),
+	}
+	rmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		r := checkResult(L, 1)
+		switch key := L.CheckString(2); key {
+		case "nrows":
+			L.Push(lua.LNumber(r.numRows(L)))
+		case "nfields":
+			L.Push(lua.LNumber(r.nfields))
+		default:
+			if fn, ok := rmethods[key]; ok {
+				L.Push(fn)
+			} else {
+				L.Push(lua.LNil)
+			}
+		}
+		return 1
+	}))
 	return t
+}
+
+// newSQLMetatable registers a metatable whose __index is methods and
+// whose __tostring is name, as sysbench's objects print.
+func (st *state) newSQLMetatable(typeName, name string, methods map[string]lua.LGFunction) *lua.LTable {
+	L := st.L
+	mt := L.NewTypeMetatable(typeName)
+	if methods != nil {
+		mt.RawSetString("__index", L.SetFuncs(L.NewTable(), methods))
+	}
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(name))
+		return 1
+	}))
+	return mt
+}
+
+func newObject(L *lua.LState, typeName string, v any) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = v
+	L.SetMetatable(ud, L.GetTypeMetatable(typeName))
+	return ud
+}
+
+// ---- driver ----
+
+type luaDriver struct {
+	name string
+	drv  db.Driver
 }
 
 // sqlDriver is sysbench.sql.driver([name]).
@@ -35,7 +161,762 @@ func (st *state) sqlDriver(L *lua.LState) int {
 			name = v.String()
 		}
 	}
-	st.script.cfg.Log.Logf(engine.LevelFatal, "invalid database driver name: '%s'", name)
-	L.RaiseError("failed to initialize the DB driver")
+	drv, err := st.script.drivers.get(st.script, name)
+	if err != nil {
+		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", err)
+		L.RaiseError("failed to initialize the DB driver")
+	}
+	// Creating a driver, anywhere, switches the reports to the SQL style.
+	st.script.sqlMode.Store(true)
+	L.Push(newObject(L, sqlDriverType, &luaDriver{name: name, drv: drv}))
+	return 1
+}
+
+func checkDriver(L *lua.LState) *luaDriver {
+	if d, ok := L.CheckUserData(1).Value.(*luaDriver); ok {
+		return d
+	}
+	L.ArgError(1, "sql driver expected")
+	return nil
+}
+
+func drvName(L *lua.LState) int {
+	L.Push(lua.LString(checkDriver(L).name))
+	return 1
+}
+
+// drvConnect is drv:connect(): a new, separate server session.
+func (st *state) drvConnect(L *lua.LState) int {
+	d := checkDriver(L)
+	conn, err := d.drv.Connect(st.connectContext())
+	if err != nil {
+		st.logConnectError(d.drv, err)
+		L.RaiseError("connection creation failed")
+	}
+	c := &luaConn{st: st, drv: d.drv, conn: conn}
+	c.ud = newObject(L, sqlConnType, c)
+	st.conns = append(st.conns, c)
+	L.Push(c.ud)
+	return 1
+}
+
+// connectContext bounds a connection attempt.
+func (st *state) connectContext() context.Context {
+	return context.Background()
+}
+
+func (st *state) logConnectError(drv db.Driver, err error) {
+	log := st.script.cfg.Log
+	if t, ok := drv.(db.ErrorTexter); ok {
+		for _, line := range t.ConnectErrorText(err) {
+			log.Logf(engine.LevelFatal, "%s", line)
+		}
+		return
+	}
+	e := db.AsError(err)
+	log.Logf(engine.LevelFatal, "error %d: %s", e.Errno, e.Msg)
+}
+
+// ---- connection ----
+
+// luaConn is a Lua connection object: one db.Conn, its current result and
+// its bulk-insert buffer.
+type luaConn struct {
+	st     *state
+	drv    db.Driver
+	conn   db.Conn
+	ud     *lua.LUserData
+	closed bool
+	cur    *luaResult // the open result, invalid after the next operation
+	stmts  []*luaStmt
+
+	bulkActive bool
+	bulkRows   int
+	bulk       []byte
+	bulkPrefix int // length of the INSERT prefix in bulk
+}
+
+func (st *state) checkConn(L *lua.LState) *luaConn {
+	c, ok := L.CheckUserData(1).Value.(*luaConn)
+	if !ok {
+		L.ArgError(1, "sql connection expected")
+	}
+	if c.closed {
+		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
+		L.RaiseError("SQL API error")
+	}
+	return c
+}
+
+// release closes the connection's open result, as any new operation on
+// the connection does.
+func (c *luaConn) release() {
+	if c.cur != nil {
+		c.cur.close()
+		c.cur = nil
+	}
+}
+
+// count adds one to the counter sysbench's drivers choose by result: a
+// result set is a read, changed rows a write, anything else other.
+func (st *state) count(res db.Result) {
+	if st.ev == nil {
+		return
+	}
+	switch {
+	case res.Rows != nil:
+		st.ev.Count(engine.CounterRead)
+	case res.Affected > 0:
+		st.ev.Count(engine.CounterWrite)
+	default:
+		st.ev.Count(engine.CounterOther)
+	}
+}
+
+// run executes query as a text statement, counts it and pushes its
+// result object (or nil); errors follow sysbench's check_error.
+func (c *luaConn) run(L *lua.LState, query string) *luaResult {
+	c.release()
+	res, err := c.conn.Query(context.Background(), query)
+	if err != nil {
+		c.st.sqlError(L, c, err, query, false)
+	}
+	c.st.count(res)
+	return c.open(L, res)
+}
+
+// open makes res the connection's current result.
+func (c *luaConn) open(L *lua.LState, res db.Result) *luaResult {
+	if res.Rows == nil {
+		return nil
+	}
+	r := &luaResult{conn: c, rows: res.Rows, nfields: res.Rows.NumFields()}
+	c.cur = r
+	return r
+}
+
+// conQuery is con:query(sql): a result object for a result set, nothing
+// (nil) otherwise.
+func (st *state) conQuery(L *lua.LState) int {
+	c := st.checkConn(L)
+	r := c.run(L, L.CheckString(2))
+	if r == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(r.object(L))
+	return 1
+}
+
+// conQueryRow is con:query_row(sql): the first row's columns as strings
+// (nil for NULL), or nil when there is no row.
+func (st *state) conQueryRow(L *lua.LState) int {
+	c := st.checkConn(L)
+	r := c.run(L, L.CheckString(2))
+	if r == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	row, ok := r.next(L)
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	for _, v := range row {
+		L.Push(v)
+	}
+	return len(row)
+}
+
+// conBulkInit is con:bulk_insert_init(prefix).
+func (st *state) conBulkInit(L *lua.LState) int {
+	c := st.checkConn(L)
+	prefix := L.CheckString(2)
+	c.bulk = append(c.bulk[:0], prefix...)
+	c.bulkPrefix = len(prefix)
+	c.bulkRows = 0
+	c.bulkActive = true
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// conBulkNext is con:bulk_insert_next(row): rows are joined with ',' and
+// no space after the prefix; the buffer is sent first when the row would
+// make it larger than 512 KiB.
+func (st *state) conBulkNext(L *lua.LState) int {
+	c := st.checkConn(L)
+	row := L.CheckString(2)
+	log := st.script.cfg.Log
+	if !c.bulkActive {
+		log.Logf(engine.LevelAlert, "attempt to call bulk_insert_next() before bulk_insert_init()")
+		L.RaiseError("db_bulk_insert_next() failed")
+	}
+	if c.bulkPrefix+len(row) > bulkInsertMax {
+		log.Logf(engine.LevelFatal, "Query length exceeds the maximum value (%d), aborting", bulkInsertMax)
+		L.RaiseError("db_bulk_insert_next() failed")
+	}
+	if c.bulkRows > 0 && len(c.bulk)+1+len(row) > bulkInsertMax {
+		c.flushBulk(L)
+	}
+	if c.bulkRows > 0 {
+		c.bulk = append(c.bulk, ',')
+	}
+	c.bulk = append(c.bulk, row...)
+	c.bulkRows++
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// flushBulk sends the rows buffered so far as one INSERT.
+func (c *luaConn) flushBulk(L *lua.LState) {
+	query := string(c.bulk)
+	c.bulk = c.bulk[:c.bulkPrefix]
+	c.bulkRows = 0
+	c.run(L, query)
+	c.release()
+}
+
+// conBulkDone is con:bulk_insert_done(): sends what remains.
+func (st *state) conBulkDone(L *lua.LState) int {
+	c := st.checkConn(L)
+	if c.bulkActive && c.bulkRows > 0 {
+		c.flushBulk(L)
+	}
+	c.bulkActive = false
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// conPrepare is con:prepare(sql).
+func (st *state) conPrepare(L *lua.LState) int {
+	c := st.checkConn(L)
+	query := L.CheckString(2)
+	c.release()
+	stmt, err := c.conn.Prepare(context.Background(), query, nil)
+	if err != nil {
+		e := db.AsError(err)
+		log := st.script.cfg.Log
+		log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, false))
+		L.RaiseError("SQL API error")
+	}
+	s := &luaStmt{conn: c, stmt: stmt, query: query}
+	if pc, ok := stmt.(db.ParamCounter); ok {
+		s.nparams = pc.NumParams()
+	} else {
+		s.nparams = -1
+	}
+	c.stmts = append(c.stmts, s)
+	L.Push(newObject(L, sqlStmtType, s))
+	return 1
+}
+
+// conDisconnect is con:disconnect().
+func (st *state) conDisconnect(L *lua.LState) int {
+	c, ok := L.CheckUserData(1).Value.(*luaConn)
+	if !ok {
+		L.ArgError(1, "sql connection expected")
+	}
+	if c.closed {
+		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to close an already closed connection")
+		L.Push(lua.LTrue)
+		return 1
+	}
+	c.close()
+	L.Push(lua.LTrue)
+	return 1
+}
+
+func (c *luaConn) close() {
+	if c.closed {
+		return
+	}
+	c.release()
+	for _, s := range c.stmts {
+		s.stmt.Close()
+	}
+	c.stmts = nil
+	c.conn.Close()
+	c.closed = true
+}
+
+// conReconnect is con:reconnect(): a new session with the same
+// parameters; counts one reconnect.
+func (st *state) conReconnect(L *lua.LState) int {
+	c := st.checkConn(L)
+	c.release()
+	if err := st.reconnect(c); err != nil {
+		st.logConnectError(c.drv, err)
+		L.RaiseError("SQL API error")
+	}
+	if st.ev != nil {
+		st.ev.Count(engine.CounterReconnect)
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// reconnect reopens c's session, retrying with back-off until it
+// succeeds, the run stops, or (outside a run) a minute has passed.
+func (st *state) reconnect(c *luaConn) error {
+	c.stmts = nil // statements of the old session are gone
+	delay := time.Millisecond
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := c.conn.Reconnect(context.Background())
+		if err == nil {
+			return nil
+		}
+		if st.ev != nil && st.ev.Stopping() || st.ev == nil && time.Now().After(deadline) {
+			return err
+		}
+		if st.ev != nil {
+			select {
+			case <-st.ev.Done():
+				return err
+			case <-time.After(delay):
+			}
+		} else {
+			time.Sleep(delay)
+		}
+		delay = min(delay*2, time.Second)
+	}
+}
+
+// conMoreResults is con:more_results() (sysbench master).
+func (st *state) conMoreResults(L *lua.LState) int {
+	c := st.checkConn(L)
+	_, ok := c.conn.(db.MoreResults)
+	L.Push(lua.LBool(ok && c.cur != nil))
+	return 1
+}
+
+// conNextResult is con:next_result() (sysbench master): the next result
+// of a multi-result query, counted like a query.
+func (st *state) conNextResult(L *lua.LState) int {
+	c := st.checkConn(L)
+	mr, ok := c.conn.(db.MoreResults)
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	c.release()
+	res, ok, err := mr.NextResult(context.Background())
+	if err != nil {
+		st.sqlError(L, c, err, "", false)
+	}
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	st.count(res)
+	if r := c.open(L, res); r != nil {
+		L.Push(r.object(L))
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// conCheckError is con:check_error(rs, query), sysbench's internal helper:
+// errors are raised where they happen in sbgo, so it returns rs.
+func conCheckError(L *lua.LState) int {
+	L.Push(L.Get(2))
+	return 1
+}
+
+// queryErrorText is the FATAL line logged before a fatal SQL error.
+func (st *state) queryErrorText(c *luaConn, e *db.Error, query string, prepared bool) string {
+	if t, ok := c.drv.(db.ErrorTexter); ok {
+		return t.QueryErrorText(e, query, prepared)
+	}
+	return fmt.Sprintf("error %d (%s) for query '%s'", e.Errno, e.Msg, query)
+}
+
+// sqlError handles a failed query or execute the way sysbench's
+// check_error does (spec §3.5.8): it counts an error (or a reconnect),
+// then raises either the restart table (an ignorable error, or one the
+// sql_error_ignorable hook accepts) or a fatal "SQL error" string. Before
+// a restart it rolls back the open transaction, so that the event's
+// retry never commits half of a transaction (sysbench can), and after a
+// lost connection it reconnects. It never returns.
+func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, prepared bool) {
+	e := db.AsError(err)
+	if st.ev != nil {
+		if e.Kind == db.Reconnect {
+			st.ev.Count(engine.CounterReconnect)
+		} else {
+			st.ev.Count(engine.CounterError)
+		}
+	}
+	if prepared {
+		query = "<prepared statement>"
+	}
+	desc := L.CreateTable(0, 6)
+	desc.RawSetString("connection", c.ud)
+	desc.RawSetString("query", lua.LString(query))
+	desc.RawSetString("sql_errno", lua.LNumber(e.Errno))
+	desc.RawSetString("sql_state", lua.LString(e.State))
+	desc.RawSetString("sql_errmsg", lua.LString(e.Msg))
+	L.SetGlobal("errdesc", desc)
+
+	ignorable := e.Kind != db.Fatal
+	if !ignorable {
+		if hook := st.hook("sql_error_ignorable"); hook != nil {
+			ret, herr := st.call(hook, desc)
+			if herr != nil {
+				L.Error(errorObject(herr), 0)
+			}
+			ignorable = lua.LVAsBool(ret)
+		}
+	}
+	if !ignorable {
+		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, prepared))
+		L.RaiseError("SQL error, errno = %d, state = '%s': %s", e.Errno, e.State, e.Msg)
+	}
+	c.release()
+	if e.Kind == db.Reconnect {
+		if rerr := st.reconnect(c); rerr != nil && (st.ev == nil || !st.ev.Stopping()) {
+			st.logConnectError(c.drv, rerr)
+			L.RaiseError("SQL error, errno = %d, state = '%s': %s (reconnecting failed)", e.Errno, e.State, e.Msg)
+		}
+	} else {
+		// Not counted: it is sbgo's own clean-up, not the script's.
+		c.conn.Query(context.Background(), "ROLLBACK")
+		c.release()
+	}
+	desc.RawSetString("errcode", lua.LNumber(1))
+	L.Error(desc, 0)
+}
+
+// ---- statements and parameters ----
+
+type luaStmt struct {
+	conn    *luaConn
+	stmt    db.Stmt
+	query   string
+	nparams int // -1 when the driver cannot tell
+	bound   []*luaParam
+	args    []db.Value // reused between executes
+	closed  bool
+}
+
+// luaParam is a bind parameter: its value lives here and is read at every
+// execute, so param:set needs no bind_param again.
+type luaParam struct {
+	sqlType int
+	maxLen  int
+	val     db.Value
+}
+
+func checkStmt(L *lua.LState) *luaStmt {
+	if s, ok := L.CheckUserData(1).Value.(*luaStmt); ok {
+		return s
+	}
+	L.ArgError(1, "sql statement expected")
+	return nil
+}
+
+func checkParam(L *lua.LState) *luaParam {
+	if p, ok := L.CheckUserData(1).Value.(*luaParam); ok {
+		return p
+	}
+	L.ArgError(1, "sql parameter expected")
+	return nil
+}
+
+// SQL type numbers of sysbench.sql.type.
+const (
+	sqlTypeTinyint  = 1
+	sqlTypeBigint   = 4
+	sqlTypeFloat    = 5
+	sqlTypeDouble   = 6
+	sqlTypeChar     = 11
+	sqlTypeVarchar  = 12
+	sqlTypeSmallint = 2
+	sqlTypeInt      = 3
+)
+
+// stmtBindCreate is stmt:bind_create(type [, max_len]): integer types
+// become an int64 parameter, FLOAT and DOUBLE a double, CHAR and VARCHAR
+// a string of at most max_len bytes.
+func (st *state) stmtBindCreate(L *lua.LState) int {
+	checkStmt(L)
+	typ := L.CheckInt(2)
+	p := &luaParam{sqlType: typ}
+	switch typ {
+	case sqlTypeTinyint, sqlTypeSmallint, sqlTypeInt, sqlTypeBigint:
+		p.val.Type = db.ParamInt
+	case sqlTypeFloat, sqlTypeDouble:
+		p.val.Type = db.ParamDouble
+	case sqlTypeChar, sqlTypeVarchar:
+		p.val.Type = db.ParamString
+		p.maxLen = L.OptInt(3, 0)
+		p.val.S = make([]byte, 0, p.maxLen)
+	default:
+		L.RaiseError("Unsupported argument type: %d", typ)
+	}
+	L.Push(newObject(L, sqlParamType, p))
+	return 1
+}
+
+// stmtBindParam is stmt:bind_param(p1, p2, ...): binds the parameters in
+// order. It returns 0, or 1 after logging a wrong count, as sysbench's.
+func (st *state) stmtBindParam(L *lua.LState) int {
+	s := checkStmt(L)
+	n := L.GetTop() - 1
+	if n == 0 {
+		L.Push(lua.LNil)
+		return 1
+	}
+	if s.nparams >= 0 && n != s.nparams {
+		st.script.cfg.Log.Logf(engine.LevelFatal, "Wrong number of parameters to mysql_stmt_bind_param")
+		L.Push(lua.LNumber(1))
+		return 1
+	}
+	s.bound = s.bound[:0]
+	for i := 2; i <= L.GetTop(); i++ {
+		p, ok := L.CheckUserData(i).Value.(*luaParam)
+		if !ok {
+			L.ArgError(i, "sql parameter expected")
+		}
+		s.bound = append(s.bound, p)
+	}
+	s.args = make([]db.Value, len(s.bound))
+	L.Push(lua.LNumber(0))
+	return 1
+}
+
+// stmtExecute is stmt:execute(): runs the statement with the parameters'
+// current values.
+func (st *state) stmtExecute(L *lua.LState) int {
+	s := checkStmt(L)
+	c := s.conn
+	if c.closed || s.closed {
+		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
+		L.RaiseError("SQL API error")
+	}
+	for i, p := range s.bound {
+		s.args[i] = p.val
+	}
+	c.release()
+	res, err := s.stmt.Execute(context.Background(), s.args)
+	if err != nil {
+		st.sqlError(L, c, err, s.query, true)
+	}
+	st.count(res)
+	if r := c.open(L, res); r != nil {
+		L.Push(r.object(L))
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// stmtClose is stmt:close().
+func (st *state) stmtClose(L *lua.LState) int {
+	s := checkStmt(L)
+	if !s.closed {
+		s.closed = true
+		s.stmt.Close()
+		c := s.conn
+		for i, other := range c.stmts {
+			if other == s {
+				c.stmts = append(c.stmts[:i], c.stmts[i+1:]...)
+				break
+			}
+		}
+	}
+	L.Push(lua.LNumber(0))
+	return 1
+}
+
+// paramSet is param:set(value): nil is SQL NULL; strings are cut to the
+// parameter's max_len.
+func paramSet(L *lua.LState) int {
+	p := checkParam(L)
+	v := L.Get(2)
+	if v == lua.LNil {
+		p.val.Null = true
+		return 0
+	}
+	p.val.Null = false
+	switch p.val.Type {
+	case db.ParamInt:
+		n, ok := v.(lua.LNumber)
+		if !ok {
+			L.RaiseError("cannot convert '%s' to 'int64_t'", v.Type().String())
+		}
+		p.val.I = int64(n)
+	case db.ParamDouble:
+		n, ok := v.(lua.LNumber)
+		if !ok {
+			L.RaiseError("cannot convert '%s' to 'double'", v.Type().String())
+		}
+		p.val.F = float64(n)
+	default:
+		var s string
+		switch x := v.(type) {
+		case lua.LString:
+			s = string(x)
+		case lua.LNumber:
+			s = luaNumberString(float64(x))
+		default:
+			L.RaiseError("cannot convert '%s' to 'const char *'", v.Type().String())
+		}
+		if len(s) > p.maxLen {
+			s = s[:p.maxLen]
+		}
+		p.val.S = append(p.val.S[:0], s...)
+	}
 	return 0
+}
+
+// paramSetRandStr is param:set_rand_str(fmt): the value is
+// sysbench.rand.string(fmt), cut to max_len, without a Lua string.
+func (st *state) paramSetRandStr(L *lua.LState) int {
+	p := checkParam(L)
+	tmpl := L.CheckString(2)
+	if p.val.Type != db.ParamString {
+		L.RaiseError("Unsupported argument type: %d", p.sqlType)
+	}
+	if len(tmpl) > p.maxLen {
+		tmpl = tmpl[:p.maxLen]
+	}
+	p.val.Null = false
+	p.val.S = st.rand.String(p.val.S[:0], tmpl)
+	return 0
+}
+
+// ---- results ----
+
+// luaResult is a result set, read lazily: rows are buffered only when a
+// script asks for nrows.
+type luaResult struct {
+	conn    *luaConn
+	rows    db.Rows
+	nfields int
+	scratch [][]byte
+	ud      *lua.LUserData
+	closed  bool
+	// buffered holds the rows read ahead for nrows; served first.
+	buffered [][]lua.LValue
+	counted  bool
+	nrows    int
+}
+
+func (r *luaResult) object(L *lua.LState) *lua.LUserData {
+	if r.ud == nil {
+		r.ud = newObject(L, sqlResultType, r)
+	}
+	return r.ud
+}
+
+func checkResult(L *lua.LState, n int) *luaResult {
+	if r, ok := L.CheckUserData(n).Value.(*luaResult); ok {
+		return r
+	}
+	L.ArgError(n, "sql result expected")
+	return nil
+}
+
+func (r *luaResult) close() {
+	if !r.closed {
+		r.closed = true
+		r.rows.Close()
+	}
+}
+
+// read reads one row from the driver as Lua values.
+func (r *luaResult) read(L *lua.LState) ([]lua.LValue, bool) {
+	if r.closed {
+		return nil, false
+	}
+	if r.scratch == nil {
+		r.scratch = make([][]byte, r.nfields)
+	}
+	ok, err := r.rows.Next(r.scratch)
+	if err != nil {
+		r.close()
+		r.conn.st.sqlError(L, r.conn, err, "", false)
+	}
+	if !ok {
+		return nil, false
+	}
+	row := make([]lua.LValue, r.nfields)
+	for i, v := range r.scratch {
+		if v == nil {
+			row[i] = lua.LNil
+		} else {
+			row[i] = lua.LString(v)
+		}
+	}
+	return row, true
+}
+
+// next returns the next row, buffered or not.
+func (r *luaResult) next(L *lua.LState) ([]lua.LValue, bool) {
+	if len(r.buffered) > 0 {
+		row := r.buffered[0]
+		r.buffered = r.buffered[1:]
+		return row, true
+	}
+	return r.read(L)
+}
+
+// numRows is rs.nrows: the rows of the result set, which are read ahead
+// to count them.
+func (r *luaResult) numRows(L *lua.LState) int {
+	if !r.counted {
+		r.counted = true
+		r.nrows = len(r.buffered)
+		for {
+			row, ok := r.read(L)
+			if !ok {
+				break
+			}
+			r.buffered = append(r.buffered, row)
+			r.nrows++
+		}
+	}
+	return r.nrows
+}
+
+// resFetchRow is rs:fetch_row(): the next row as an array of strings with
+// nil for NULL, or nil after the last row.
+func resFetchRow(L *lua.LState) int {
+	r := checkResult(L, 1)
+	row, ok := r.next(L)
+	if !ok {
+		L.Push(lua.LNil)
+		return 1
+	}
+	t := L.CreateTable(len(row), 0)
+	for i, v := range row {
+		if v != lua.LNil {
+			t.RawSetInt(i+1, v)
+		}
+	}
+	L.Push(t)
+	return 1
+}
+
+// resFree is rs:free().
+func (st *state) resFree(L *lua.LState) int {
+	r := checkResult(L, 1)
+	if r.conn.cur != r {
+		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to free an invalid result set")
+		L.RaiseError("db_free_results() failed")
+	}
+	r.conn.release()
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// closeConns closes every connection the state opened: gopher-lua never
+// runs __gc, so Go does the clean-up sysbench leaves to the collector.
+func (st *state) closeConns() {
+	for _, c := range st.conns {
+		c.close()
+	}
+	st.conns = nil
 }

@@ -41,15 +41,14 @@ type Script struct {
 	proto  *lua.FunctionProto
 	main   *state
 
-	declared    []engine.Option // sysbench.cmdline.options, sorted by name
-	hasOptions  bool            // the script declares options (not legacy)
-	randOpts    RandOptions
-	seed        uint64 // --rand-seed; 0 means the clock
-	sqlMode     atomic.Bool
-	hookInter   bool
-	hookCumul   bool
-	runThreads  int
-	legacyNames []string // options exported as globals in legacy mode
+	declared   []engine.Option // sysbench.cmdline.options, sorted by name
+	hasOptions bool            // the script declares options (not legacy)
+	randOpts   RandOptions
+	seed       uint64 // --rand-seed; 0 means the clock
+	sqlMode    atomic.Bool
+	hookInter  bool
+	hookCumul  bool
+	drivers    drivers // database drivers, created on first use
 }
 
 // state is one Lua state and what its bindings need. Its methods are the
@@ -63,7 +62,8 @@ type state struct {
 	// threadRun is the built-in thread_run; when the script has not
 	// replaced it, the event loop runs in Go without a Lua frame around it.
 	threadRun *lua.LFunction
-	jsonOpen  bool // report_json has opened its array in this state
+	jsonOpen  bool       // report_json has opened its array in this state
+	conns     []*luaConn // connections to close with the state
 }
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start
@@ -157,6 +157,7 @@ func (st *state) runChunk() error {
 }
 
 func (st *state) close() {
+	st.closeConns()
 	if st.jsonOpen {
 		io.WriteString(st.script.cfg.Out, engine.ReportJSONClose)
 		st.jsonOpen = false

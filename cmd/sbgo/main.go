@@ -188,7 +188,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 	if seed == 0 {
 		seed = uint64(time.Now().Unix())
 	}
-	script.Configure(randOpts, seed, general.Threads)
+	script.Configure(randOpts, seed)
 
 	if !cl.HasCommand {
 		return 0
