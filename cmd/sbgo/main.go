@@ -24,6 +24,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"sbgo/db"
 	"sbgo/engine"
 	"sbgo/luabind"
 )
@@ -109,6 +110,16 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 	prog := "sbgo"
 
 	opts := engine.NewGeneralOptions()
+	// Driver options are known from the start, like sysbench's, so that
+	// they may come before the test name.
+	var drivers []engine.DriverHelp
+	for _, f := range db.Factories() {
+		if err := opts.Register(f.Options()...); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		drivers = append(drivers, engine.DriverHelp{Name: f.Name(), Description: f.Description(), Options: f.Options()})
+	}
 	cl, err := engine.ParseCommandLine(argv[1:], opts)
 	if cl != nil {
 		for _, w := range cl.Warnings {
@@ -119,7 +130,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		return printUsageError(err, stdout, stderr)
 	}
 	if opts.Flag("help") {
-		engine.WriteGeneralHelp(stdout, prog, engine.GeneralGroups(), nil, nil)
+		engine.WriteGeneralHelp(stdout, prog, engine.GeneralGroups(), drivers, nil)
 		return 0
 	}
 	if opts.Flag("version") {

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"database/sql"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+)
+
+// mysqlArgs connect sbgo to the local MariaDB as the sbtest user, which
+// .ci/run creates.
+var mysqlArgs = []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306",
+	"--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest"}
+
+// needMySQL returns an administrator connection to the local MariaDB.
+// Without a server the test fails in CI and is skipped elsewhere.
+func needMySQL(t *testing.T) *sql.DB {
+	t.Helper()
+	admin, err := sql.Open("mysql", "root@tcp(127.0.0.1:3306)/sbtest")
+	if err == nil {
+		err = admin.Ping()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("MariaDB on 127.0.0.1:3306 is needed: %v", err)
+		}
+		t.Skipf("no MariaDB on 127.0.0.1:3306: %v", err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return admin
+}
+
+func withArgs(base []string, more ...string) []string {
+	return append(append([]string{}, base...), more...)
+}
+
+// reportNumber reads a number from a report line such as
+// "    reconnects:                          3      (0.99 per sec.)".
+func reportNumber(t *testing.T, out, label string) int {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(label) + `:\s+([0-9]+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %q in the report:\n%s", label, out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// TestMySQLConnectionErrors: each bad connection setting gives sysbench's
+// two FATAL lines naming the problem, and exit 1.
+func TestMySQLConnectionErrors(t *testing.T) {
+	needMySQL(t)
+	cases := []struct {
+		name  string
+		args  []string
+		lines []string
+	}{
+		{"wrong password", []string{"--mysql-host=127.0.0.1", "--mysql-user=sbtest", "--mysql-password=wrong", "--mysql-db=sbtest"},
+			[]string{"FATAL: unable to connect to MySQL server on host '127.0.0.1', port 3306, aborting...", "FATAL: error 1045: Access denied for user 'sbtest'"}},
+		{"unknown host", []string{"--mysql-host=no-such-host.invalid", "--mysql-user=sbtest", "--mysql-password=sbtest"},
+			[]string{"FATAL: unable to connect to MySQL server on host 'no-such-host.invalid', port 3306, aborting...", "FATAL: error 2005: Unknown MySQL server host 'no-such-host.invalid'"}},
+		{"refused port", []string{"--mysql-host=127.0.0.1", "--mysql-port=1", "--mysql-user=sbtest", "--mysql-password=sbtest"},
+			[]string{"FATAL: unable to connect to MySQL server on host '127.0.0.1', port 1, aborting...", "FATAL: error 2003: Can't connect to MySQL server on '127.0.0.1'"}},
+		{"missing database", []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=sbgo_no_such_db"},
+			[]string{"FATAL: error 1049: Unknown database 'sbgo_no_such_db'"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := withArgs([]string{"sql_query.lua", "--db-driver=mysql", "--events=1"}, tc.args...)
+			r := runBinary(t, sbgoBinary, append(args, "run")...)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			for _, l := range tc.lines {
+				if !strings.Contains(r.stdout, l) {
+					t.Errorf("stdout lacks %q:\n%s", l, r.stdout)
+				}
+			}
+		})
+	}
+	// A missing table: the server's error, the query and the script line.
+	r := runBinary(t, sbgoBinary, append(withArgs([]string{"sql_query.lua", "--events=1", "--query=SELECT * FROM sbgo_no_such_table"}, mysqlArgs...), "run")...)
+	for _, l := range []string{
+		"FATAL: mysql_drv_query() returned error 1146 (Table 'sbtest.sbgo_no_such_table' doesn't exist) for query 'SELECT * FROM sbgo_no_such_table'",
+		"FATAL: `thread_run' function failed: sql_query.lua:12: SQL error, errno = 1146, state = '42S02': Table 'sbtest.sbgo_no_such_table' doesn't exist",
+	} {
+		if !strings.Contains(r.stdout, l) {
+			t.Errorf("missing table: stdout lacks %q:\n%s", l, r.stdout)
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("missing table: exit %d, want 1", r.code)
+	}
+}
+
+// TestMySQLDeadlocksAreIgnored: deadlocks and lock wait timeouts (in the
+// default ignore list) restart the event; the run goes on, counts them,
+// and, because sbgo rolls back before restarting, never commits half a
+// transaction: both rows end equal to the number of transactions.
+func TestMySQLDeadlocksAreIgnored(t *testing.T) {
+	needMySQL(t)
+	if r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, mysqlArgs...), "prepare")...); r.code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
+	}
+	defer runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, mysqlArgs...), "cleanup")...)
+	r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua", "--threads=2", "--time=3"}, mysqlArgs...), "run")...)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stdout)
+	}
+	if n := reportNumber(t, r.stdout, "ignored errors"); n == 0 {
+		t.Errorf("no ignored errors counted:\n%s", r.stdout)
+	}
+	trx := reportNumber(t, r.stdout, "transactions")
+	m := regexp.MustCompile(`rows: ([0-9]+) ([0-9]+)`).FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != strconv.Itoa(trx) || m[2] != strconv.Itoa(trx) {
+		t.Errorf("rows %v after %d transactions: a restarted event committed part of a transaction\n%s", m, trx, r.stdout)
+	}
+}
+
+// TestMySQLKilledConnectionsReconnect: KILL CONNECTION of sbgo's sessions
+// during a run with --mysql-ignore-errors=2013,2006: the workers reconnect
+// and the run finishes with its report.
+func TestMySQLKilledConnectionsReconnect(t *testing.T) {
+	admin := needMySQL(t)
+	args := append(withArgs([]string{"sql_query.lua", "--threads=2", "--time=4", "--mysql-ignore-errors=2013,2006"}, mysqlArgs...), "run")
+	cmd, out := startBinary(t, args...)
+	time.Sleep(1500 * time.Millisecond)
+	killed := killSessions(t, admin, "sbtest")
+	if killed == 0 {
+		t.Fatal("no sbgo session to kill")
+	}
+	code := waitExit(t, cmd, 30*time.Second)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	if n := reportNumber(t, out.String(), "reconnects"); n == 0 {
+		t.Errorf("%d sessions killed but no reconnect counted:\n%s", killed, out.String())
+	}
+}
+
+// killSessions kills every session of user and returns how many.
+func killSessions(t *testing.T, admin *sql.DB, user string) int {
+	t.Helper()
+	rows, err := admin.Query("SELECT id FROM information_schema.processlist WHERE user = ?", user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		admin.Exec("KILL CONNECTION " + strconv.FormatInt(id, 10))
+	}
+	return len(ids)
+}
+
+// proxy forwards TCP connections to target until closed; closing it
+// drops every connection, as a server whose port closes does.
+type proxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *proxy) port() string { return strconv.Itoa(p.ln.Addr().(*net.TCPAddr).Port) }
+
+func (p *proxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestMySQLServerGoneEndsRun: the server's port closes mid-run (not in the
+// ignore list): one clear error, the report so far marked incomplete, exit
+// 1, and no hang past --time.
+func TestMySQLServerGoneEndsRun(t *testing.T) {
+	needMySQL(t)
+	p := startProxy(t, "127.0.0.1:3306")
+	args := []string{"sql_query.lua", "--threads=2", "--time=10", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+		"--mysql-port=" + p.port(), "--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest", "run"}
+	cmd, out := startBinary(t, args...)
+	time.Sleep(1500 * time.Millisecond)
+	p.close()
+	code := waitExit(t, cmd, 30*time.Second)
+	text := out.String()
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, text)
+	}
+	// Lost during a query (2013) or found gone when sending one (2006).
+	if !regexp.MustCompile(`errno = 20(13|06)`).MatchString(text) {
+		t.Errorf("no lost-connection error:\n%s", text)
+	}
+	for _, want := range []string{"the report below is incomplete", "General statistics:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "panic") || strings.Contains(text, "goroutine ") {
+		t.Errorf("sbgo panicked:\n%s", text)
+	}
+}
