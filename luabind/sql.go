@@ -330,23 +330,30 @@ func (st *state) conQueryRow(L *lua.LState) int {
 
 // conBulkInit is con:bulk_insert_init(prefix).
 func (st *state) conBulkInit(L *lua.LState) int {
-	c := st.checkConn(L)
-	prefix := L.CheckString(2)
-	c.bulk = append(c.bulk[:0], prefix...)
-	c.bulkPrefix = len(prefix)
-	c.bulkRows = 0
-	c.bulkActive = true
+	st.checkConn(L).bulkInit(L.CheckString(2))
 	L.Push(lua.LTrue)
 	return 1
 }
 
-// conBulkNext is con:bulk_insert_next(row): rows are joined with ',' and
-// no space after the prefix; the buffer is sent first when the row would
-// make it larger than 512 KiB.
+func (c *luaConn) bulkInit(prefix string) {
+	c.bulk = append(c.bulk[:0], prefix...)
+	c.bulkPrefix = len(prefix)
+	c.bulkRows = 0
+	c.bulkActive = true
+}
+
+// conBulkNext is con:bulk_insert_next(row).
 func (st *state) conBulkNext(L *lua.LState) int {
-	c := st.checkConn(L)
-	row := L.CheckString(2)
-	log := st.script.cfg.Log
+	st.checkConn(L).bulkNext(L, L.CheckString(2))
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// bulkNext adds a row: rows are joined with ',' and no space after the
+// prefix; the buffer is sent first when the row would make it larger than
+// 512 KiB.
+func (c *luaConn) bulkNext(L *lua.LState, row string) {
+	log := c.st.script.cfg.Log
 	if !c.bulkActive {
 		log.Logf(engine.LevelAlert, "attempt to call bulk_insert_next() before bulk_insert_init()")
 		L.RaiseError("db_bulk_insert_next() failed")
@@ -363,8 +370,6 @@ func (st *state) conBulkNext(L *lua.LState) int {
 	}
 	c.bulk = append(c.bulk, row...)
 	c.bulkRows++
-	L.Push(lua.LTrue)
-	return 1
 }
 
 // flushBulk sends the rows buffered so far as one INSERT.
@@ -378,13 +383,16 @@ func (c *luaConn) flushBulk(L *lua.LState) {
 
 // conBulkDone is con:bulk_insert_done(): sends what remains.
 func (st *state) conBulkDone(L *lua.LState) int {
-	c := st.checkConn(L)
+	st.checkConn(L).bulkDone(L)
+	L.Push(lua.LTrue)
+	return 1
+}
+
+func (c *luaConn) bulkDone(L *lua.LState) {
 	if c.bulkActive && c.bulkRows > 0 {
 		c.flushBulk(L)
 	}
 	c.bulkActive = false
-	L.Push(lua.LTrue)
-	return 1
 }
 
 // conPrepare is con:prepare(sql).
@@ -533,13 +541,23 @@ func (st *state) queryErrorText(c *luaConn, e *db.Error, query string, prepared 
 }
 
 // sqlError handles a failed query or execute the way sysbench's
-// check_error does (spec §3.5.8): it counts an error (or a reconnect),
-// then raises either the restart table (an ignorable error, or one the
-// sql_error_ignorable hook accepts) or a fatal "SQL error" string. Before
-// a restart it rolls back the open transaction, so that the event's
-// retry never commits half of a transaction (sysbench can), and after a
-// lost connection it reconnects. It never returns.
+// check_error does (spec §3.5.8): it raises either the restart table (an
+// ignorable error, or one the sql_error_ignorable hook accepts) or a
+// fatal "SQL error" string, after logging the driver's FATAL line. It
+// never returns.
 func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, prepared bool) {
+	desc, e, ignorable := st.sqlFailure(L, c, err, query, prepared)
+	if !ignorable {
+		st.logQueryError(c, e, desc)
+		L.RaiseError("SQL error, errno = %d, state = '%s': %s", e.Errno, e.State, e.Msg)
+	}
+	st.restartEvent(L, c, e, desc)
+}
+
+// sqlFailure counts a failed call (an error, or a reconnect for a lost
+// connection), builds sysbench's error descriptor (also the global
+// errdesc) and decides whether the error is ignorable.
+func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
 	e := db.AsError(err)
 	if st.ev != nil {
 		if e.Kind == db.Reconnect {
@@ -569,10 +587,21 @@ func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, pr
 			ignorable = lua.LVAsBool(ret)
 		}
 	}
-	if !ignorable {
-		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, prepared))
-		L.RaiseError("SQL error, errno = %d, state = '%s': %s", e.Errno, e.State, e.Msg)
-	}
+	return desc, e, ignorable
+}
+
+// logQueryError logs the driver's FATAL line for a fatal error.
+func (st *state) logQueryError(c *luaConn, e *db.Error, desc *lua.LTable) {
+	query := lua.LVAsString(desc.RawGetString("query"))
+	prepared := query == "<prepared statement>"
+	st.script.cfg.Log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, prepared))
+}
+
+// restartEvent raises the restart table for an ignorable error. First it
+// rolls back the open transaction, so that the event's retry never
+// commits half of a transaction (sysbench can), or, after a lost
+// connection, reconnects. It never returns.
+func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.LTable) {
 	c.release()
 	if e.Kind == db.Reconnect {
 		if rerr := st.reconnect(c); rerr != nil && (st.ev == nil || !st.ev.Stopping()) {

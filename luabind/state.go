@@ -64,6 +64,7 @@ type state struct {
 	threadRun *lua.LFunction
 	jsonOpen  bool       // report_json has opened its array in this state
 	conns     []*luaConn // connections to close with the state
+	legacy    *luaConn   // the 0.5 API's implicit connection
 }
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start
