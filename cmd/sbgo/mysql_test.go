@@ -244,3 +244,22 @@ func TestMySQLServerGoneEndsRun(t *testing.T) {
 		t.Errorf("sbgo panicked:\n%s", text)
 	}
 }
+
+// comCounters reads the server's statement counters (SHOW GLOBAL STATUS).
+func comCounters(t *testing.T, admin *sql.DB) map[string]int64 {
+	t.Helper()
+	rows, err := admin.Query("SHOW GLOBAL STATUS LIKE 'Com\\_%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err == nil {
+			out[name] = v
+		}
+	}
+	return out
+}
