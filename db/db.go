@@ -135,6 +135,12 @@ type ErrorTexter interface {
 	ConnectErrorText(err error) []string
 }
 
+// PrepareErrorTexter is a Driver with sysbench's wording for a failed
+// prepare (e.g. "mysql_stmt_prepare() failed" then the server's error).
+type PrepareErrorTexter interface {
+	PrepareErrorText(e *Error) []string
+}
+
 // MoreResults is a Conn whose last Query may have returned several
 // results (multi-statements, CALL).
 type MoreResults interface {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -25,8 +26,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"sbgo/db"
+	_ "sbgo/db/mysql" // registers the "mysql" driver
+	_ "sbgo/db/pgsql" // registers the "pgsql" driver
 	"sbgo/engine"
 	"sbgo/luabind"
+	"sbgo/scripts"
 )
 
 // Version is sbgo's own version; sysbench.version stays the API level.
@@ -164,6 +168,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		Log:           log,
 		Options:       opts,
 		VersionString: "sbgo " + Version,
+		Bundled:       []fs.FS{scripts.FS},
 	})
 	if err != nil {
 		log.Logf(engine.LevelFatal, "%s", err)

@@ -1,0 +1,541 @@
+// Package mysql is sbgo's MySQL and MariaDB driver (--db-driver=mysql),
+// built on go-sql-driver/mysql below database/sql: every db.Conn is one
+// server session of its own, never a pooled one, because scripts run
+// BEGIN and COMMIT as separate statements.
+//
+// It reproduces what sysbench 1.0.20's driver shows to scripts and users:
+// its options, the round-robin choice of host and port, the error numbers
+// and texts of libmysqlclient (2013 "Lost connection ...", 2003 "Can't
+// connect ...") that scripts test for, --mysql-ignore-errors, and the
+// read/write/other classification of results.
+package mysql
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"sbgo/db"
+	"sbgo/engine"
+)
+
+func init() { db.Register(Factory{}) }
+
+// Factory registers the driver as "mysql".
+type Factory struct{}
+
+var _ db.Factory = Factory{}
+
+func (Factory) Name() string        { return "mysql" }
+func (Factory) Description() string { return "MySQL driver" }
+
+// Options are sysbench 1.0.20's mysql options in its order, with the
+// --mysql-ssl-key/-ca/-cert of later versions after --mysql-ssl.
+// --mysql-ssl keeps 1.0.20's description but is a STRING, so that it
+// takes both 1.0.20's on/off and the later SSL modes (DISABLED,
+// PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY).
+func (Factory) Options() []engine.Option {
+	return []engine.Option{
+		{Name: "mysql-host", Desc: "MySQL server host", Type: engine.ArgList, Default: engine.Default("localhost")},
+		{Name: "mysql-port", Desc: "MySQL server port", Type: engine.ArgList, Default: engine.Default("3306")},
+		{Name: "mysql-socket", Desc: "MySQL socket", Type: engine.ArgList},
+		{Name: "mysql-user", Desc: "MySQL user", Type: engine.ArgString, Default: engine.Default("sbtest")},
+		{Name: "mysql-password", Desc: "MySQL password", Type: engine.ArgString, Default: engine.Default("")},
+		{Name: "mysql-db", Desc: "MySQL database name", Type: engine.ArgString, Default: engine.Default("sbtest")},
+		{Name: "mysql-ssl", Desc: "use SSL connections, if available in the client library", Type: engine.ArgString, Default: engine.Default("off")},
+		{Name: "mysql-ssl-key", Desc: "path name of the client private key file", Type: engine.ArgString},
+		{Name: "mysql-ssl-ca", Desc: "path name of the CA file", Type: engine.ArgString},
+		{Name: "mysql-ssl-cert", Desc: "path name of the client public key certificate file", Type: engine.ArgString},
+		{Name: "mysql-ssl-cipher", Desc: "use specific cipher for SSL connections", Type: engine.ArgString, Default: engine.Default("")},
+		{Name: "mysql-compression", Desc: "use compression, if available in the client library", Type: engine.ArgBool, Default: engine.Default("off")},
+		{Name: "mysql-debug", Desc: "trace all client library calls", Type: engine.ArgBool, Default: engine.Default("off")},
+		{Name: "mysql-ignore-errors", Desc: "list of errors to ignore, or \"all\"", Type: engine.ArgList, Default: engine.Default("1213,1020,1205")},
+		{Name: "mysql-dry-run", Desc: "Dry run, pretend that all MySQL client API calls are successful without executing them", Type: engine.ArgBool, Default: engine.Default("off")},
+	}
+}
+
+// New reads and checks the options once for the process. --mysql-debug
+// raises the verbosity to DEBUG, as in sysbench.
+func (Factory) New(opts *engine.Options, log *engine.Logger) (db.Driver, error) {
+	s, err := readSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.debug {
+		log.SetVerbosity(int(engine.LevelDebug))
+	}
+	return &Driver{set: s, log: log, endpoints: s.endpoints()}, nil
+}
+
+// Driver opens sessions to the configured servers.
+type Driver struct {
+	set settings
+	log *engine.Logger
+
+	// endpoints is every (host, port) pair, or every socket, in
+	// sysbench's order; next is the shared round-robin cursor over it.
+	// sysbench keeps one cursor per process, and New runs once per
+	// process.
+	mu        sync.Mutex
+	next      int
+	endpoints []endpoint
+}
+
+var (
+	_ db.Driver       = (*Driver)(nil)
+	_ db.ErrorTexter  = (*Driver)(nil)
+	_ db.Conn         = (*conn)(nil)
+	_ db.MoreResults  = (*conn)(nil)
+	_ db.Stmt         = (*stmt)(nil)
+	_ db.ParamCounter = (*stmt)(nil)
+)
+
+func (d *Driver) Name() string { return "mysql" }
+
+// Connect opens a new session on the next endpoint of the round robin.
+// A failure is a *ConnectError.
+func (d *Driver) Connect(ctx context.Context) (db.Conn, error) {
+	if d.set.dryRun {
+		return &dryConn{d: d}, nil
+	}
+	d.mu.Lock()
+	ep := d.endpoints[d.next]
+	d.next = (d.next + 1) % len(d.endpoints)
+	d.mu.Unlock()
+	c := &conn{d: d, ep: ep}
+	if err := c.open(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// settings are the validated options.
+type settings struct {
+	hosts   []string
+	ports   []int
+	sockets []string
+
+	user, password, dbName string
+
+	tls      *tls.Config // nil: no TLS
+	tlsMode  sslMode
+	compress bool
+	debug    bool
+	dryRun   bool
+	ignore   ignoreList
+	emulate  bool // --db-ps-mode=disable
+}
+
+func readSettings(opts *engine.Options) (settings, error) {
+	var s settings
+	s.hosts = listOption(opts, "mysql-host")
+	if len(s.hosts) == 0 {
+		return s, errors.New("No MySQL hosts specified, aborting")
+	}
+	portItems := listOption(opts, "mysql-port")
+	if len(portItems) == 0 {
+		return s, errors.New("No MySQL ports specified, aborting")
+	}
+	for _, p := range portItems {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 0 || n > 65535 {
+			return s, fmt.Errorf("Invalid value for --mysql-port: '%s'", p)
+		}
+		if n == 0 { // libmysqlclient's "use the default port"
+			n = 3306
+		}
+		s.ports = append(s.ports, n)
+	}
+	s.sockets = listOption(opts, "mysql-socket")
+	s.user = stringOption(opts, "mysql-user")
+	s.password = stringOption(opts, "mysql-password")
+	if s.password == "" {
+		// libmysqlclient reads MYSQL_PWD when no password is passed, and
+		// sysbench passes none for an empty one.
+		s.password = os.Getenv("MYSQL_PWD")
+	}
+	s.dbName = stringOption(opts, "mysql-db")
+	s.compress = flagOption(opts, "mysql-compression")
+	s.debug = flagOption(opts, "mysql-debug")
+	s.dryRun = flagOption(opts, "mysql-dry-run")
+
+	var err error
+	if s.ignore, err = parseIgnoreList(listOption(opts, "mysql-ignore-errors")); err != nil {
+		return s, err
+	}
+	switch mode := stringOptionOr(opts, "db-ps-mode", "auto"); mode {
+	case "auto":
+	case "disable":
+		s.emulate = true
+	default:
+		return s, fmt.Errorf("Invalid value for db-ps-mode: %s", mode)
+	}
+	if s.tlsMode, err = parseSSLMode(opts); err != nil {
+		return s, err
+	}
+	if s.tls, err = tlsConfig(s.tlsMode, tlsFiles(opts, s.tlsMode), stringOption(opts, "mysql-ssl-cipher")); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func listOption(opts *engine.Options, name string) []string {
+	if v, ok := opts.Lookup(name); ok {
+		return v.List()
+	}
+	return nil
+}
+
+func stringOption(opts *engine.Options, name string) string { return stringOptionOr(opts, name, "") }
+
+func stringOptionOr(opts *engine.Options, name, def string) string {
+	if v, ok := opts.Lookup(name); ok {
+		if v.IsNull() {
+			return def
+		}
+		return v.String()
+	}
+	return def
+}
+
+func flagOption(opts *engine.Options, name string) bool {
+	v, ok := opts.Lookup(name)
+	return ok && v.Bool()
+}
+
+// endpoint is where one session goes: a host and port, or a socket given
+// with --mysql-socket.
+type endpoint struct {
+	host   string
+	port   int
+	socket string
+}
+
+func (s settings) endpoints() []endpoint {
+	var eps []endpoint
+	if len(s.sockets) > 0 {
+		for _, sock := range s.sockets {
+			eps = append(eps, endpoint{host: "localhost", socket: sock})
+		}
+		return eps
+	}
+	for _, h := range s.hosts {
+		for _, p := range s.ports {
+			eps = append(eps, endpoint{host: h, port: p})
+		}
+	}
+	return eps
+}
+
+// network is "unix" for a socket, and for host localhost: libmysqlclient
+// connects to "localhost" through the default Unix socket, never TCP, and
+// sysbench users rely on that (it is the default host).
+func (ep endpoint) network() string {
+	if ep.socket != "" || ep.host == "localhost" {
+		return "unix"
+	}
+	return "tcp"
+}
+
+func (ep endpoint) address() string {
+	switch {
+	case ep.socket != "":
+		return ep.socket
+	case ep.host == "localhost":
+		return defaultSocket()
+	}
+	return net.JoinHostPort(ep.host, strconv.Itoa(ep.port))
+}
+
+func (ep endpoint) describe() string {
+	if ep.socket != "" {
+		return "socket '" + ep.socket + "'"
+	}
+	return fmt.Sprintf("host '%s', port %d", ep.host, ep.port)
+}
+
+// defaultSocket is libmysqlclient's socket for "localhost": $MYSQL_UNIX_PORT,
+// else the first of the usual places that exists, else the Debian one.
+func defaultSocket() string {
+	if s := os.Getenv("MYSQL_UNIX_PORT"); s != "" {
+		return s
+	}
+	candidates := []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock"}
+	for _, path := range candidates {
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+	}
+	return candidates[0]
+}
+
+// config is the go-sql-driver configuration of a session to ep:
+// multi-statements on (sysbench always sets CLIENT_MULTI_STATEMENTS), no
+// client-side interpolation (statements are prepared on the server),
+// and go-sql-driver's messages routed to the DEBUG log instead of stderr.
+// caching_sha2_password works without TLS: go-sql-driver asks the server
+// for its RSA key when it needs it.
+func (d *Driver) config(ep endpoint) *gomysql.Config {
+	cfg := gomysql.NewConfig()
+	cfg.User = d.set.user
+	cfg.Passwd = d.set.password
+	cfg.DBName = d.set.dbName
+	cfg.Net = ep.network()
+	cfg.Addr = ep.address()
+	cfg.MultiStatements = true
+	cfg.InterpolateParams = false
+	cfg.AllowNativePasswords = true
+	cfg.CheckConnLiveness = false
+	cfg.Logger = debugLogger{d.log}
+	if d.set.tls != nil {
+		cfg.TLS = d.set.tls.Clone()
+		if cfg.TLS.ServerName == "" && !cfg.TLS.InsecureSkipVerify {
+			cfg.TLS.ServerName = ep.host
+		}
+		cfg.AllowFallbackToPlaintext = d.set.tlsMode == sslPreferred
+	}
+	if d.set.compress {
+		// Only fails for a nil option.
+		_ = cfg.Apply(gomysql.EnableCompression(true))
+	}
+	return cfg
+}
+
+// dial opens one session to ep.
+func (d *Driver) dial(ctx context.Context, ep endpoint) (driver.Conn, error) {
+	if d.set.debug {
+		pw := ""
+		if d.set.password != "" {
+			pw = "*****"
+		}
+		d.log.Logf(engine.LevelDebug, "mysql_real_connect(\"%s\", \"%s\", \"%s\", \"%s\", %d, \"%s\", CLIENT_MULTI_STATEMENTS)",
+			ep.host, d.set.user, pw, d.set.dbName, ep.port, ep.socket)
+	}
+	connector, err := gomysql.NewConnector(d.config(ep))
+	if err != nil {
+		return nil, connectError(err, ep)
+	}
+	mc, err := connector.Connect(ctx)
+	if err != nil {
+		return nil, connectError(err, ep)
+	}
+	return mc, nil
+}
+
+// debugLogger sends go-sql-driver's own messages (which it would print
+// on stderr) to the DEBUG log.
+type debugLogger struct{ log *engine.Logger }
+
+func (l debugLogger) Print(v ...any) {
+	if l.log.Enabled(engine.LevelDebug) {
+		l.log.Logf(engine.LevelDebug, "%s", strings.TrimSpace(fmt.Sprint(v...)))
+	}
+}
+
+// sslMode is --mysql-ssl.
+type sslMode int
+
+const (
+	sslDisabled       sslMode = iota
+	sslPreferred              // TLS if the server has it, unverified
+	sslRequired               // TLS or fail, unverified
+	sslVerifyCA               // TLS, certificate chain checked
+	sslVerifyIdentity         // TLS, chain and host name checked
+)
+
+// parseSSLMode reads --mysql-ssl: 1.0.20's boolean (on is REQUIRED) or a
+// later version's mode name, in any case. A bare --mysql-ssl means on.
+func parseSSLMode(opts *engine.Options) (sslMode, error) {
+	v, ok := opts.Lookup("mysql-ssl")
+	if !ok {
+		return sslDisabled, nil
+	}
+	switch text := v.String(); strings.ToLower(text) {
+	case "", "on", "true", "1", "required":
+		return sslRequired, nil
+	case "off", "false", "0", "disabled":
+		return sslDisabled, nil
+	case "preferred":
+		return sslPreferred, nil
+	case "verify_ca":
+		return sslVerifyCA, nil
+	case "verify_identity":
+		return sslVerifyIdentity, nil
+	default:
+		return sslDisabled, fmt.Errorf("Invalid value for --mysql-ssl: '%s'", text)
+	}
+}
+
+// tlsFileNames are the key, certificate and CA files.
+type tlsFileNames struct{ key, cert, ca string }
+
+// tlsFiles are the files named by --mysql-ssl-key, -cert and -ca. With
+// 1.0.20's --mysql-ssl=on and none of them given, sysbench uses
+// client-key.pem, client-cert.pem and cacert.pem from the current
+// directory; sbgo does too, for those that exist.
+func tlsFiles(opts *engine.Options, mode sslMode) tlsFileNames {
+	f := tlsFileNames{
+		key:  stringOption(opts, "mysql-ssl-key"),
+		cert: stringOption(opts, "mysql-ssl-cert"),
+		ca:   stringOption(opts, "mysql-ssl-ca"),
+	}
+	if mode == sslDisabled || f != (tlsFileNames{}) {
+		return f
+	}
+	if v, _ := opts.Lookup("mysql-ssl"); !isOn(v.String()) {
+		return f
+	}
+	exists := func(name string) string {
+		if _, err := os.Stat(name); err == nil {
+			return name
+		}
+		return ""
+	}
+	f.key, f.cert, f.ca = exists("client-key.pem"), exists("client-cert.pem"), exists("cacert.pem")
+	if f.key == "" || f.cert == "" {
+		f.key, f.cert = "", ""
+	}
+	return f
+}
+
+func isOn(s string) bool {
+	switch strings.ToLower(s) {
+	case "", "on", "true", "1":
+		return true
+	}
+	return false
+}
+
+// tlsConfig builds the TLS configuration of mode, nil for no TLS.
+// REQUIRED (and PREFERRED) encrypt without checking the server's
+// certificate, as libmysqlclient does; VERIFY_CA checks the chain against
+// the CA file (or the system roots) but not the host name; VERIFY_IDENTITY
+// checks both. A requested TLS is never dropped: a server without TLS
+// fails the connection (only PREFERRED falls back to plain text).
+func tlsConfig(mode sslMode, files tlsFileNames, cipher string) (*tls.Config, error) {
+	if mode == sslDisabled {
+		return nil, nil
+	}
+	cfg := &tls.Config{InsecureSkipVerify: mode < sslVerifyIdentity}
+	var roots *x509.CertPool
+	if files.ca != "" {
+		pem, err := os.ReadFile(files.ca)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read --mysql-ssl-ca file: %v", err)
+		}
+		roots = x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("no certificate found in --mysql-ssl-ca file '%s'", files.ca)
+		}
+	}
+	switch mode {
+	case sslVerifyCA:
+		cfg.VerifyPeerCertificate = verifyChain(roots)
+	case sslVerifyIdentity:
+		cfg.RootCAs = roots
+	}
+	if (files.cert == "") != (files.key == "") {
+		return nil, errors.New("--mysql-ssl-cert and --mysql-ssl-key must be given together")
+	}
+	if files.cert != "" {
+		pair, err := tls.LoadX509KeyPair(files.cert, files.key)
+		if err != nil {
+			return nil, fmt.Errorf("cannot load the client certificate: %v", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	if cipher != "" {
+		suites, err := cipherSuites(cipher)
+		if err != nil {
+			return nil, err
+		}
+		// A cipher list only constrains TLS 1.2 and older, as with
+		// libmysqlclient's --ssl-cipher.
+		cfg.CipherSuites = suites
+		cfg.MaxVersion = tls.VersionTLS12
+	}
+	return cfg, nil
+}
+
+// verifyChain checks the server's certificate chain against roots (the
+// system's when nil), without looking at the host name.
+func verifyChain(roots *x509.CertPool) func([][]byte, [][]*x509.Certificate) error {
+	return func(raw [][]byte, _ [][]*x509.Certificate) error {
+		if len(raw) == 0 {
+			return errors.New("tls: the server sent no certificate")
+		}
+		certs := make([]*x509.Certificate, len(raw))
+		for i, der := range raw {
+			c, err := x509.ParseCertificate(der)
+			if err != nil {
+				return err
+			}
+			certs[i] = c
+		}
+		inter := x509.NewCertPool()
+		for _, c := range certs[1:] {
+			inter.AddCert(c)
+		}
+		_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+		return err
+	}
+}
+
+// opensslCiphers maps OpenSSL's names of the TLS 1.2 suites Go implements
+// to their IANA names.
+var opensslCiphers = map[string]string{
+	"ECDHE-ECDSA-AES128-GCM-SHA256": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+	"ECDHE-RSA-AES128-GCM-SHA256":   "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	"ECDHE-ECDSA-AES256-GCM-SHA384": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	"ECDHE-RSA-AES256-GCM-SHA384":   "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+	"ECDHE-ECDSA-CHACHA20-POLY1305": "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+	"ECDHE-RSA-CHACHA20-POLY1305":   "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+	"ECDHE-ECDSA-AES128-SHA":        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+	"ECDHE-RSA-AES128-SHA":          "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+	"ECDHE-ECDSA-AES256-SHA":        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+	"ECDHE-RSA-AES256-SHA":          "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+	"ECDHE-ECDSA-AES128-SHA256":     "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+	"ECDHE-RSA-AES128-SHA256":       "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+	"AES128-GCM-SHA256":             "TLS_RSA_WITH_AES_128_GCM_SHA256",
+	"AES256-GCM-SHA384":             "TLS_RSA_WITH_AES_256_GCM_SHA384",
+	"AES128-SHA":                    "TLS_RSA_WITH_AES_128_CBC_SHA",
+	"AES256-SHA":                    "TLS_RSA_WITH_AES_256_CBC_SHA",
+	"AES128-SHA256":                 "TLS_RSA_WITH_AES_128_CBC_SHA256",
+	"DES-CBC3-SHA":                  "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+	"ECDHE-RSA-DES-CBC3-SHA":        "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+}
+
+// cipherSuites reads --mysql-ssl-cipher: a ':'-separated list of OpenSSL
+// or IANA suite names.
+func cipherSuites(list string) ([]uint16, error) {
+	ids := map[string]uint16{}
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		ids[s.Name] = s.ID
+	}
+	var out []uint16
+	for _, name := range strings.Split(list, ":") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if iana, ok := opensslCiphers[strings.ToUpper(name)]; ok {
+			name = iana
+		}
+		id, ok := ids[strings.ToUpper(name)]
+		if !ok {
+			return nil, fmt.Errorf("Invalid value for --mysql-ssl-cipher: '%s'", name)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}

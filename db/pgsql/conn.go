@@ -1,0 +1,230 @@
+package pgsql
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"sbgo/db"
+)
+
+// conn is one server session, used by one goroutine. All its work goes
+// through pgx's protocol layer (pgconn): the simple query protocol for
+// text queries, Parse/Bind/Execute for prepared statements, text values
+// both ways.
+type conn struct {
+	d      *Driver
+	target *pgx.ConnConfig
+	pg     *pgx.Conn // nil once closed, or after a failed Reconnect
+	// gen counts the sessions this conn has had: a statement prepared in
+	// an earlier one is gone.
+	gen uint64
+	// stmtSeq numbers the statements prepared on this conn, for their
+	// server-side names.
+	stmtSeq uint64
+
+	rows rows // the current result set, reused by every statement
+}
+
+// session is the open session, or a lost-connection error.
+func (c *conn) session() (*pgconn.PgConn, error) {
+	if c.pg == nil {
+		return nil, c.d.queryError(pgconn.ErrConnClosed, true)
+	}
+	return c.pg.PgConn(), nil
+}
+
+// fail classifies err. After an ignorable error on a session that is
+// still open the transaction is rolled back, as sysbench's driver does,
+// so that the session is usable for the restarted event.
+func (c *conn) fail(ctx context.Context, pc *pgconn.PgConn, err error) error {
+	e := c.d.queryError(err, pc.IsClosed())
+	if e.Kind == db.Ignorable && !pc.IsClosed() && pc.TxStatus() != 'I' {
+		pc.Exec(ctx, "ROLLBACK").Close()
+	}
+	return e
+}
+
+// Query runs a text query with the simple query protocol, so several
+// statements separated by ';' are allowed. It returns the last
+// statement's result, or the first error (the server skips the
+// statements after a failed one). A statement with a row description is
+// a result set, even without rows; any other reports its command tag's
+// row count.
+func (c *conn) Query(ctx context.Context, query string) (db.Result, error) {
+	c.rows.Close()
+	pc, err := c.session()
+	if err != nil {
+		return db.Result{}, err
+	}
+	mrr := pc.Exec(ctx, query)
+	var res db.Result
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		res = c.read(rr, rr.FieldDescriptions() != nil)
+	}
+	if err := mrr.Close(); err != nil {
+		return db.Result{}, c.fail(ctx, pc, err)
+	}
+	if res.Rows != nil {
+		c.rows.open = true
+	}
+	return res, nil
+}
+
+// read reads one statement's result: its rows into c.rows when it is a
+// result set, its command tag's row count otherwise. Errors are left for
+// the caller to collect from the reader.
+func (c *conn) read(rr *pgconn.ResultReader, isSet bool) db.Result {
+	if !isSet {
+		tag, _ := rr.Close()
+		return db.Result{Affected: tag.RowsAffected()}
+	}
+	c.rows.reset(len(rr.FieldDescriptions()))
+	for rr.NextRow() {
+		c.rows.add(rr.Values())
+	}
+	rr.Close()
+	return db.Result{Rows: &c.rows}
+}
+
+// Prepare prepares query: on the server (--db-ps-mode=auto), or on the
+// client (--db-ps-mode=disable). See stmt for when the server prepares
+// it. params, when given, fixes the parameter types at once.
+func (c *conn) Prepare(ctx context.Context, query string, params []db.ParamType) (db.Stmt, error) {
+	c.rows.Close()
+	if c.d.emulate {
+		return db.NewEmulated(c, query, quoteLiteral), nil
+	}
+	sql, n := rewritePlaceholders(query)
+	s := &stmt{c: c, gen: c.gen, sql: sql, nparams: n, values: make([][]byte, n), ends: make([]int, n)}
+	if params != nil && len(params) != n {
+		return nil, wrongParamCount(len(params), n)
+	}
+	if n == 0 || params != nil {
+		oids := make([]uint32, len(params))
+		for i, t := range params {
+			oids[i] = paramOID(t)
+		}
+		if err := s.prepare(ctx, oids); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// nextStmtName is a server-side statement name unique on this conn.
+func (c *conn) nextStmtName() string {
+	c.stmtSeq++
+	return "sbstmt" + strconv.FormatUint(c.stmtSeq, 10)
+}
+
+// Reconnect closes the session and opens a new one to the same host and
+// port. Statements of the old session fail from now on.
+func (c *conn) Reconnect(ctx context.Context) error {
+	c.closeSession()
+	return c.open(ctx)
+}
+
+// closeTimeout bounds the goodbye to the server when a session closes.
+const closeTimeout = 5 * time.Second
+
+func (c *conn) closeSession() {
+	c.rows.Close()
+	if c.pg == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	c.pg.Close(ctx)
+	cancel()
+	c.pg = nil
+	c.gen++
+}
+
+// Close ends the session. Later calls fail with a lost-connection error.
+func (c *conn) Close() error {
+	c.closeSession()
+	return nil
+}
+
+// rows is a result set, read completely and kept in buffers that the
+// next result reuses: one byte slice for all the values, and where each
+// value is in it.
+type rows struct {
+	nfields int
+	nrows   int
+	data    []byte
+	cells   []cell // nfields per row
+	next    int    // the next row to return
+	open    bool
+}
+
+// cell is one value in rows.data; n < 0 is SQL NULL.
+type cell struct{ off, n int }
+
+// maxKeptBuffer is the largest row buffer kept for the next result, so
+// that one huge result does not pin its memory for the whole run.
+const maxKeptBuffer = 4 << 20
+
+// empty is the value of an empty, non-NULL text: a nil slice is NULL.
+var empty = []byte{}
+
+func (r *rows) reset(nfields int) {
+	r.nfields = nfields
+	if cap(r.data) > maxKeptBuffer {
+		r.data, r.cells = nil, nil
+	}
+	r.data = r.data[:0]
+	r.cells = r.cells[:0]
+	r.nrows, r.next = 0, 0
+}
+
+// add copies a row of values out of pgconn's read buffer.
+func (r *rows) add(values [][]byte) {
+	r.nrows++
+	for _, v := range values {
+		if v == nil {
+			r.cells = append(r.cells, cell{n: -1})
+			continue
+		}
+		r.cells = append(r.cells, cell{off: len(r.data), n: len(v)})
+		r.data = append(r.data, v...)
+	}
+}
+
+func (r *rows) NumFields() int { return r.nfields }
+
+// NumRows is the number of rows of the result, known because it was read
+// completely: a binding can give rs.nrows without reading ahead.
+func (r *rows) NumRows() int { return r.nrows }
+
+// Next fills row with the next row's values, which stay valid until the
+// next call on the conn. Reading after Close, or past the end, gives
+// false.
+func (r *rows) Next(row [][]byte) (bool, error) {
+	if !r.open || r.next >= r.nrows {
+		return false, nil
+	}
+	cells := r.cells[r.next*r.nfields : (r.next+1)*r.nfields]
+	r.next++
+	for i := range min(len(row), len(cells)) {
+		switch cl := cells[i]; {
+		case cl.n < 0:
+			row[i] = nil
+		case cl.n == 0:
+			row[i] = empty
+		default:
+			row[i] = r.data[cl.off : cl.off+cl.n : cl.off+cl.n]
+		}
+	}
+	return true, nil
+}
+
+// Close discards the rows not read.
+func (r *rows) Close() error {
+	r.open = false
+	return nil
+}
