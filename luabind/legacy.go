@@ -232,8 +232,7 @@ func (st *state) dbPrepare(L *lua.LState) int {
 	c.release()
 	stmt, err := c.conn.Prepare(context.Background(), query, nil)
 	if err != nil {
-		e := db.AsError(err)
-		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, false))
+		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("db_prepare() failed")
 	}
 	s := &luaStmt{conn: c, stmt: stmt, query: query, nparams: -1}

@@ -402,9 +402,7 @@ func (st *state) conPrepare(L *lua.LState) int {
 	c.release()
 	stmt, err := c.conn.Prepare(context.Background(), query, nil)
 	if err != nil {
-		e := db.AsError(err)
-		log := st.script.cfg.Log
-		log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, false))
+		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("SQL API error")
 	}
 	s := &luaStmt{conn: c, stmt: stmt, query: query}
@@ -530,6 +528,18 @@ func (st *state) conNextResult(L *lua.LState) int {
 func conCheckError(L *lua.LState) int {
 	L.Push(L.Get(2))
 	return 1
+}
+
+// logPrepareError logs a failed prepare as the driver words it.
+func (st *state) logPrepareError(c *luaConn, e *db.Error, query string) {
+	log := st.script.cfg.Log
+	if t, ok := c.drv.(db.PrepareErrorTexter); ok {
+		for _, line := range t.PrepareErrorText(e) {
+			log.Logf(engine.LevelFatal, "%s", line)
+		}
+		return
+	}
+	log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, false))
 }
 
 // queryErrorText is the FATAL line logged before a fatal SQL error.
