@@ -1,7 +1,7 @@
 -- Two threads update the same two rows in opposite orders inside a
--- transaction, pausing between the updates: they deadlock (1213) or time
--- out on a lock (1205), both in the default --mysql-ignore-errors list, so
--- events restart and the run goes on. Every committed transaction adds 1
+-- transaction, pausing between the updates: they deadlock (MySQL 1213,
+-- PostgreSQL 40P01) or time out on a lock (MySQL 1205), all in the
+-- drivers' default ignore lists, so events restart and the run goes on. Every committed transaction adds 1
 -- to both rows, so afterwards both rows equal the number of transactions.
 ffi.cdef("int usleep(unsigned int);")
 
@@ -13,7 +13,8 @@ end
 function prepare()
   connect()
   con:query("DROP TABLE IF EXISTS sbgo_deadlock")
-  con:query("CREATE TABLE sbgo_deadlock (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB")
+  local engine = drv:name() == "mysql" and " ENGINE=InnoDB" or ""
+  con:query("CREATE TABLE sbgo_deadlock (id INT PRIMARY KEY, v INT NOT NULL)" .. engine)
   con:query("INSERT INTO sbgo_deadlock VALUES (1, 0), (2, 0)")
 end
 
@@ -24,7 +25,9 @@ end
 
 function thread_init()
   connect()
-  con:query("SET SESSION innodb_lock_wait_timeout = 1")
+  if drv:name() == "mysql" then
+    con:query("SET SESSION innodb_lock_wait_timeout = 1")
+  end
 end
 
 function event(tid)
