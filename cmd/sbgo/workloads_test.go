@@ -1,0 +1,991 @@
+package main
+
+// Tests of the bundled workloads (package scripts) against the local
+// MariaDB: every workload through prepare, run and cleanup; sysbench's
+// original scripts run unchanged; and, statement for statement, the same
+// SQL as sysbench 1.0.20 sends for the same command.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	wlSysbench    = "/usr/bin/sysbench"
+	wlOriginalDir = "/usr/share/sysbench" // sysbench 1.0.20's own scripts
+)
+
+// wlSbtestArgs connect as the sbtest user that .ci/run creates.
+var wlSbtestArgs = []string{"--mysql-host=127.0.0.1", "--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest"}
+
+// wlEnviron is the process environment without LUA_PATH and LUA_CPATH,
+// which would change which scripts either tool finds.
+func wlEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LUA_PATH=") && !strings.HasPrefix(kv, "LUA_CPATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// wlRun runs bin in an empty directory, so that no file there shadows a
+// bundled script, with env added to wlEnviron(). A run that hangs is
+// killed after two minutes.
+func wlRun(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(wlEnviron(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s: %v", bin, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("%s %s did not finish in time:\n%s", bin, strings.Join(args, " "), out.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// wlMust is wlRun that fails the test unless the command exits 0.
+func wlMust(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
+	r := wlRun(t, bin, env, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %s: exit %d\nstdout:\n%s\nstderr:\n%s", filepath.Base(bin), strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// wlNeedSysbench makes sure sysbench 1.0.20 and its scripts are installed:
+// without them the test fails in CI and is skipped elsewhere.
+func wlNeedSysbench(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{wlSysbench, filepath.Join(wlOriginalDir, "oltp_common.lua")} {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("sysbench 1.0.20 is needed (apt-get install sysbench): %v", err)
+			}
+			t.Skipf("sysbench 1.0.20 is not installed: %v", err)
+		}
+	}
+}
+
+// wlQueryInt runs a query that returns one integer.
+func wlQueryInt(t *testing.T, db *sql.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// wlExec runs statements that return no rows.
+func wlExec(t *testing.T, db *sql.DB, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// wlDropTables drops sbtest1..sbtest4 of schema, whatever left them.
+func wlDropTables(t *testing.T, db *sql.DB, schema string) {
+	t.Helper()
+	for i := 1; i <= 4; i++ {
+		wlExec(t, db, fmt.Sprintf("DROP TABLE IF EXISTS %s.sbtest%d", schema, i))
+	}
+}
+
+// wlCheckBundled makes sure that the workload sbgo runs is the bundled
+// one: only it declares --reconnect (sysbench 1.0.20's does not).
+func wlCheckBundled(t *testing.T, script string) {
+	t.Helper()
+	if script == "bulk_insert" {
+		return // declares no options at all
+	}
+	r := wlMust(t, sbgoBinary, nil, script, "help")
+	if !strings.Contains(r.stdout, "--reconnect=N") {
+		t.Fatalf("sbgo %s help does not show the bundled script's options:\n%s", script, r.stdout)
+	}
+}
+
+// wlBundled are the bundled scripts, oltp_common included.
+var wlBundled = []string{"oltp_common", "oltp_read_write", "oltp_read_only", "oltp_write_only",
+	"oltp_point_select", "oltp_insert", "oltp_delete", "oltp_update_index", "oltp_update_non_index",
+	"select_random_points", "select_random_ranges", "bulk_insert"}
+
+// wlLaterOptions are the options sbgo's workloads take from sysbench's
+// later releases, as those releases' help shows them.
+var wlLaterOptions = regexp.MustCompile(`(?m)^  --(create_table_options=STRING Extra CREATE TABLE options \[\]|` +
+	`reconnect=N                 Reconnect after every N events\. The default \(0\) is to not reconnect \[0\])\n`)
+
+// TestWorkloadHelp: each bundled script's help is sysbench 1.0.20's,
+// option for option (names, descriptions, types, defaults, order), plus
+// the two options of later releases. The golden files hold what sysbench
+// 1.0.20 printed for its own scripts:
+//
+//	go test ./cmd/sbgo -run TestWorkloadHelp -update
+func TestWorkloadHelp(t *testing.T) {
+	for _, name := range wlBundled {
+		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join("testdata", "workloads", name+"_help.golden")
+			format := func(r result) string {
+				return fmt.Sprintf("# exit %d\n--- stdout\n%s--- stderr\n%s", r.code, maskBanner(r.stdout), r.stderr)
+			}
+			if *update {
+				wlNeedSysbench(t)
+				if err := os.WriteFile(golden, []byte(format(wlRun(t, wlSysbench, nil, name, "help"))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("no golden file (run with -update where sysbench is installed): %v", err)
+			}
+			r := wlRun(t, sbgoBinary, nil, name, "help")
+			wantLater := 2
+			if name == "bulk_insert" {
+				wantLater = 0 // it declares no options
+			}
+			if later := len(wlLaterOptions.FindAllString(r.stdout, -1)); later != wantLater {
+				t.Errorf("help shows %d later options, want %d:\n%s", later, wantLater, r.stdout)
+			}
+			r.stdout = wlLaterOptions.ReplaceAllString(r.stdout, "")
+			if got := format(r); got != string(want) {
+				t.Errorf("help differs from sysbench 1.0.20's:\n%s", diff(string(want), got))
+			}
+		})
+	}
+	// Without a command the library refuses to load, naming the commands.
+	r := wlRun(t, sbgoBinary, nil, "oltp_read_write")
+	if want := "Command is required. Supported commands: prepare, prewarm, run, cleanup, help\n"; r.code != 1 || !strings.Contains(r.stdout, want) {
+		t.Errorf("no command: exit %d, want 1 and %q:\n%s", r.code, want, r.stdout)
+	}
+}
+
+// wlPerEvent is what the final report must count per event, with one
+// thread: -1 leaves a number unchecked.
+type wlPerEvent struct{ read, write, other, total int }
+
+// wlRunCase is one run command of the matrix.
+type wlRunCase struct {
+	name  string
+	args  []string
+	want  wlPerEvent
+	check func(t *testing.T, report string) // more checks, or nil
+}
+
+// wlGroup is one workload: prepared once with its options, run with
+// each case, then cleaned up.
+type wlGroup struct {
+	script  string
+	options []string // for every command: tables, table size, schema options
+	prepare []string // for prepare only
+	rows    int      // rows per table after prepare
+	check   func(t *testing.T, db *sql.DB)
+	runs    []wlRunCase
+}
+
+// Per-event counts of the workloads. The writes assume that each UPDATE
+// and DELETE finds its row, which holds for one thread on a full table.
+var (
+	wlReadWrite     = wlPerEvent{14, 4, 2, 20}
+	wlReadWriteNoTx = wlPerEvent{10, 4, 0, 14} // --skip_trx --range_selects=off
+	wlReadOnly      = wlPerEvent{14, 0, 2, 16}
+	wlReadOnlyBare  = wlPerEvent{10, 0, 0, 10} // --skip_trx --range_selects=off
+	wlWriteOnly     = wlPerEvent{0, 4, 2, 6}
+	wlWriteOnlyNoTx = wlPerEvent{0, 4, 0, 4}
+	wlOneRead       = wlPerEvent{1, 0, 0, 1}
+	wlOneWrite      = wlPerEvent{0, 1, 0, 1}
+	// A DELETE that finds no row counts as "other".
+	wlOneDelete = wlPerEvent{0, -1, -1, 1}
+)
+
+// wlIntermediate matches an intermediate report line of a 4-thread run.
+var wlIntermediate = regexp.MustCompile(`(?m)^\[ 1s \] thds: 4 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/[0-9.]+/[0-9.]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+$`)
+
+func wlHasIntermediate(t *testing.T, report string) {
+	t.Helper()
+	if !wlIntermediate.MatchString(report) {
+		t.Errorf("no intermediate report line for 4 threads:\n%s", report)
+	}
+}
+
+// wlMatrix: every bundled workload, with the options that change the SQL
+// (prepared statements or not, transactions, range selects, ids given by
+// the client, secondary key) and each random distribution.
+var wlMatrix = []wlGroup{
+	{
+		script:  "oltp_read_write",
+		options: []string{"--tables=2", "--table-size=1000"},
+		prepare: []string{"--threads=2"}, // the parallel prepare command
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlReadWrite},
+			{name: "ps_disable", args: []string{"--db-ps-mode=disable"}, want: wlReadWrite},
+			{name: "no_trx_no_ranges_uniform", args: []string{"--skip_trx=on", "--range_selects=off", "--rand-type=uniform"}, want: wlReadWriteNoTx},
+			{name: "pareto", args: []string{"--rand-type=pareto"}, want: wlReadWrite},
+			// --reconnect=50 reconnects after events 50, 100, 150 and 200.
+			{name: "reconnect_zipfian", args: []string{"--reconnect=50", "--rand-type=zipfian"}, want: wlReadWrite,
+				check: func(t *testing.T, report string) {
+					if n := reportNumber(t, report, "reconnects"); n != 4 {
+						t.Errorf("%d reconnects, want 4:\n%s", n, report)
+					}
+				}},
+			{name: "threads_time", args: []string{"--threads=4", "--time=2", "--events=0"}, want: wlPerEvent{-1, -1, -1, -1}, check: wlHasIntermediate},
+		},
+	},
+	{
+		script: "oltp_read_only",
+		// Ids written by the client, and the id key not primary.
+		options: []string{"--tables=2", "--table-size=1000", "--auto_inc=off", "--secondary=on", "--create_secondary=off"},
+		rows:    1000,
+		check: func(t *testing.T, db *sql.DB) {
+			keys := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema='sbtest' AND table_name='sbtest1' AND index_name='xid'")
+			others := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema='sbtest' AND table_name='sbtest1' AND index_name<>'xid'")
+			if keys != 1 || others != 0 {
+				t.Errorf("sbtest1 has %d xid and %d other index columns, want 1 and 0", keys, others)
+			}
+			// The client numbered the rows 1..1000.
+			if ok := wlQueryInt(t, db, "SELECT COUNT(DISTINCT id) = 1000 AND MIN(id) = 1 AND MAX(id) = 1000 FROM sbtest.sbtest2"); ok != 1 {
+				t.Error("sbtest2's ids are not 1..1000")
+			}
+		},
+		runs: []wlRunCase{
+			{name: "default", want: wlReadOnly},
+			{name: "ps_disable_uniform", args: []string{"--db-ps-mode=disable", "--rand-type=uniform"}, want: wlReadOnly},
+			{name: "no_trx_no_ranges", args: []string{"--skip_trx=on", "--range_selects=off"}, want: wlReadOnlyBare},
+		},
+	},
+	{
+		script:  "oltp_write_only",
+		options: []string{"--tables=2", "--table-size=1000"},
+		prepare: []string{"--create_table_options=COMMENT='sbgo workload'"},
+		rows:    1000,
+		check: func(t *testing.T, db *sql.DB) {
+			n := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='sbtest' AND table_name IN ('sbtest1','sbtest2') AND table_comment='sbgo workload'")
+			if n != 2 {
+				t.Errorf("%d tables carry the --create_table_options comment, want 2", n)
+			}
+		},
+		runs: []wlRunCase{
+			{name: "default", want: wlWriteOnly},
+			{name: "ps_disable_pareto", args: []string{"--db-ps-mode=disable", "--rand-type=pareto"}, want: wlWriteOnly},
+			{name: "no_trx", args: []string{"--skip_trx=on"}, want: wlWriteOnlyNoTx},
+		},
+	},
+	{
+		script:  "oltp_point_select",
+		options: []string{"--tables=2", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneRead},
+			// One SELECT per event whatever --point_selects says.
+			{name: "ps_disable_zipfian", args: []string{"--db-ps-mode=disable", "--rand-type=zipfian", "--point_selects=5"}, want: wlOneRead},
+		},
+	},
+	{
+		script:  "oltp_insert",
+		options: []string{"--tables=2", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneWrite},
+			{name: "ps_disable_uniform", args: []string{"--db-ps-mode=disable", "--rand-type=uniform"}, want: wlOneWrite},
+		},
+	},
+	{
+		// Client-side ids: prepare leaves the tables empty, and the ids of
+		// one run never repeat, even across threads. (Each process
+		// starts the same id sequence, so a second run would collide.)
+		script:  "oltp_insert",
+		options: []string{"--tables=2", "--table-size=1000", "--auto_inc=off"},
+		rows:    0,
+		runs: []wlRunCase{
+			{name: "auto_inc_off_threads", args: []string{"--threads=4", "--rand-type=pareto"}, want: wlOneWrite},
+		},
+	},
+	{
+		script:  "oltp_delete",
+		options: []string{"--tables=2", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneDelete},
+			{name: "ps_disable_pareto", args: []string{"--db-ps-mode=disable", "--rand-type=pareto"}, want: wlOneDelete},
+		},
+	},
+	{
+		script:  "oltp_update_index",
+		options: []string{"--tables=2", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneWrite},
+			{name: "ps_disable_uniform", args: []string{"--db-ps-mode=disable", "--rand-type=uniform"}, want: wlOneWrite},
+		},
+	},
+	{
+		script:  "oltp_update_non_index",
+		options: []string{"--tables=2", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneWrite},
+			{name: "ps_disable_zipfian", args: []string{"--db-ps-mode=disable", "--rand-type=zipfian"}, want: wlOneWrite},
+		},
+	},
+	{
+		script:  "select_random_points",
+		options: []string{"--tables=1", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneRead},
+			{name: "ps_disable_uniform_threads", args: []string{"--db-ps-mode=disable", "--rand-type=uniform", "--threads=4"}, want: wlOneRead},
+		},
+	},
+	{
+		script:  "select_random_ranges",
+		options: []string{"--tables=1", "--table-size=1000"},
+		rows:    1000,
+		runs: []wlRunCase{
+			{name: "default", want: wlOneRead},
+			{name: "pareto_threads", args: []string{"--rand-type=pareto", "--threads=4"}, want: wlOneRead},
+		},
+	},
+	{
+		// One table per thread; only the flushes are queries.
+		script:  "bulk_insert",
+		options: []string{"--threads=2"},
+		rows:    0,
+		runs: []wlRunCase{
+			{name: "two_threads", want: wlPerEvent{0, -1, 0, -1}, check: func(t *testing.T, report string) {
+				if w := reportNumber(t, report, "write"); w < 1 || w > 2 {
+					t.Errorf("%d writes, want 1 or 2 flushes:\n%s", w, report)
+				}
+			}},
+		},
+	},
+}
+
+// TestWorkloadMatrix runs every bundled workload through prepare, run
+// and cleanup on MariaDB, and checks the progress lines, the rows
+// written, and the queries the report counts per event.
+func TestWorkloadMatrix(t *testing.T) {
+	db := needMySQL(t)
+	seed := 0
+	for _, g := range wlMatrix {
+		name := g.script + "/" + strings.Join(g.options, ",")
+		t.Run(name, func(t *testing.T) {
+			wlCheckBundled(t, g.script)
+			wlDropTables(t, db, "sbtest")
+			defer wlDropTables(t, db, "sbtest")
+			common := append(append([]string{}, wlSbtestArgs...), g.options...)
+			cmd := func(extra []string, command string) []string {
+				return append(append(append([]string{g.script}, common...), extra...), command)
+			}
+			tables := []string{"sbtest1", "sbtest2"}
+			if g.script == "select_random_points" || g.script == "select_random_ranges" {
+				tables = tables[:1]
+			}
+
+			r := wlMust(t, sbgoBinary, nil, cmd(g.prepare, "prepare")...)
+			wlCheckPrepare(t, g, tables, r.stdout)
+			for _, tbl := range tables {
+				if n := wlQueryInt(t, db, "SELECT COUNT(*) FROM sbtest."+tbl); n != g.rows {
+					t.Errorf("%s has %d rows after prepare, want %d", tbl, n, g.rows)
+				}
+			}
+			if g.check != nil {
+				g.check(t, db)
+			}
+
+			for _, rc := range g.runs {
+				t.Run(rc.name, func(t *testing.T) {
+					// Runs seeded from the clock in the same second would
+					// repeat each other's UPDATEs, which then change
+					// nothing and count as "other": seed each run apart.
+					seed++
+					args := append([]string{"--events=200", "--report-interval=1", fmt.Sprintf("--rand-seed=%d", seed)}, rc.args...)
+					r := wlMust(t, sbgoBinary, nil, cmd(args, "run")...)
+					wlCheckReport(t, rc, r.stdout)
+				})
+			}
+
+			if g.script == "oltp_read_write" {
+				r := wlMust(t, sbgoBinary, nil, cmd([]string{"--threads=2"}, "prewarm")...)
+				for _, tbl := range tables {
+					if !strings.Contains(r.stdout, "Prewarming table "+tbl+"\n") {
+						t.Errorf("prewarm does not report %s:\n%s", tbl, r.stdout)
+					}
+				}
+			}
+			if g.script == "bulk_insert" {
+				// Every row of every event reached its table: the last
+				// flush happens when the thread ends.
+				n := wlQueryInt(t, db, "SELECT (SELECT COUNT(*) FROM sbtest.sbtest1) + (SELECT COUNT(*) FROM sbtest.sbtest2)")
+				if n != 200 {
+					t.Errorf("bulk_insert stored %d rows for 200 events", n)
+				}
+			}
+
+			r = wlMust(t, sbgoBinary, nil, cmd(nil, "cleanup")...)
+			for _, tbl := range tables {
+				if !strings.Contains(r.stdout, "Dropping table '"+tbl+"'...\n") {
+					t.Errorf("cleanup does not report %s:\n%s", tbl, r.stdout)
+				}
+			}
+			left := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='sbtest' AND table_name IN ('sbtest1','sbtest2')")
+			if left != 0 {
+				t.Errorf("%d tables left after cleanup", left)
+			}
+		})
+	}
+}
+
+// wlCheckPrepare checks prepare's progress lines for each table.
+func wlCheckPrepare(t *testing.T, g wlGroup, tables []string, out string) {
+	t.Helper()
+	for _, tbl := range tables {
+		want := []string{"Creating table '" + tbl + "'...\n"}
+		switch {
+		case g.script == "bulk_insert":
+		case g.rows > 0:
+			want = append(want, fmt.Sprintf("Inserting %d records into '%s'\n", g.rows, tbl))
+		default:
+			if strings.Contains(out, "Inserting") {
+				t.Errorf("prepare of empty tables inserts:\n%s", out)
+			}
+		}
+		secondary := g.script != "bulk_insert" && !strings.Contains(strings.Join(g.options, " "), "--create_secondary=off")
+		if secondary {
+			want = append(want, "Creating a secondary index on '"+tbl+"'...\n")
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("prepare output lacks %q:\n%s", w, out)
+			}
+		}
+	}
+}
+
+// wlCheckReport checks the final report of a run: the number of events
+// and the queries counted per event.
+func wlCheckReport(t *testing.T, rc wlRunCase, report string) {
+	t.Helper()
+	events := 200
+	if strings.Contains(strings.Join(rc.args, " "), "--events=0") {
+		events = reportNumber(t, report, "transactions")
+		if events == 0 {
+			t.Errorf("no events in a timed run:\n%s", report)
+		}
+	} else if n := reportNumber(t, report, "transactions"); n != events {
+		t.Errorf("%d events, want %d:\n%s", n, events, report)
+	}
+	for _, c := range []struct {
+		label string
+		per   int
+	}{{"read", rc.want.read}, {"write", rc.want.write}, {"other", rc.want.other}, {"total", rc.want.total}} {
+		if c.per < 0 {
+			continue
+		}
+		if n := reportNumber(t, report, c.label); n != c.per*events {
+			t.Errorf("%s: %d queries for %d events, want %d per event:\n%s", c.label, n, events, c.per, report)
+		}
+	}
+	if n := reportNumber(t, report, "ignored errors"); n != 0 && rc.want.total >= 0 {
+		t.Errorf("%d ignored errors:\n%s", n, report)
+	}
+	if rc.check != nil {
+		rc.check(t, report)
+	}
+}
+
+// TestWorkloadReconnectReprepares kills the sessions of a prepared-
+// statement workload mid-run, with lost connections in the ignore list:
+// the driver reconnects, and before_restart_event prepares the
+// statements again on the new session, so the run goes on and ends
+// normally. Without the second step every later execute fails.
+// (sysbench 1.0.20 itself crashes on such a reconnect.)
+func TestWorkloadReconnectReprepares(t *testing.T) {
+	admin := needMySQL(t)
+	wlDropTables(t, admin, "sbtest")
+	defer wlDropTables(t, admin, "sbtest")
+	opts := append([]string{"oltp_read_write", "--tables=2", "--table-size=1000"}, wlSbtestArgs...)
+	wlMust(t, sbgoBinary, nil, append(opts, "prepare")...)
+
+	args := append(opts, "--threads=2", "--time=4", "--mysql-ignore-errors=1213,1020,1205,2013,2006", "run")
+	cmd := exec.Command(sbgoBinary, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = wlEnviron()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	time.Sleep(1500 * time.Millisecond)
+	if killed := killSessions(t, admin, "sbtest"); killed == 0 {
+		t.Fatal("no session to kill")
+	}
+	if code := waitExit(t, cmd, 30*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	if n := reportNumber(t, out.String(), "reconnects"); n == 0 {
+		t.Errorf("sessions killed but no reconnect counted:\n%s", out.String())
+	}
+}
+
+// wlOriginals lists sysbench's runnable scripts (all but the library).
+func wlOriginals(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(wlOriginalDir, "*.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range paths {
+		if filepath.Base(p) != "oltp_common.lua" {
+			out = append(out, p)
+		}
+	}
+	if len(out) != 11 {
+		t.Fatalf("%d scripts in %s, want sysbench 1.0.20's 11: %v", len(out), wlOriginalDir, out)
+	}
+	return out
+}
+
+// TestOriginalScripts runs each of sysbench 1.0.20's own scripts, by path
+// and unchanged, through prepare, run and cleanup under sbgo: first with
+// sysbench's oltp_common (found through LUA_PATH, as sysbench finds it in
+// its data directory), then with the bundled one, which is what require
+// finds when only the script is copied.
+func TestOriginalScripts(t *testing.T) {
+	wlNeedSysbench(t)
+	db := needMySQL(t)
+	libraries := []struct {
+		name      string
+		env       []string
+		reconnect bool // the library declares --reconnect (only ours does)
+	}{
+		{"sysbench_common", []string{"LUA_PATH=" + wlOriginalDir + "/?.lua;;"}, false},
+		{"bundled_common", nil, true},
+	}
+	for _, lib := range libraries {
+		for _, path := range wlOriginals(t) {
+			script := strings.TrimSuffix(filepath.Base(path), ".lua")
+			t.Run(lib.name+"/"+script, func(t *testing.T) {
+				wlDropTables(t, db, "sbtest")
+				defer wlDropTables(t, db, "sbtest")
+				tables := "--tables=2"
+				if strings.HasPrefix(script, "select_random") {
+					tables = "--tables=1" // their cleanup refuses more
+				}
+				opts := append([]string{path, tables, "--table-size=1000"}, wlSbtestArgs...)
+				if script != "bulk_insert" {
+					help := wlMust(t, sbgoBinary, lib.env, path, "help")
+					if got := strings.Contains(help.stdout, "--reconnect=N"); got != lib.reconnect {
+						t.Fatalf("the script did not load the intended oltp_common (--reconnect listed: %v):\n%s", got, help.stdout)
+					}
+				}
+				wlMust(t, sbgoBinary, lib.env, append(opts, "prepare")...)
+				r := wlMust(t, sbgoBinary, lib.env, append(opts, "--events=100", "run")...)
+				if n := reportNumber(t, r.stdout, "transactions"); n != 100 {
+					t.Errorf("%d events, want 100:\n%s", n, r.stdout)
+				}
+				if n := reportNumber(t, r.stdout, "total"); n == 0 {
+					t.Errorf("no queries counted:\n%s", r.stdout)
+				}
+				r = wlMust(t, sbgoBinary, lib.env, append(opts, "cleanup")...)
+				if !strings.Contains(r.stdout, "Dropping table 'sbtest1'...\n") {
+					t.Errorf("cleanup output:\n%s", r.stdout)
+				}
+			})
+		}
+	}
+}
+
+// wlSameCases are the commands run under both tools. Each runs as root in
+// a database of its own, so that the general log tells its sessions apart
+// from any other client's.
+var wlSameCases = []struct {
+	script string
+	args   []string
+}{
+	// 3000 rows make prepare's multi-row INSERT exceed 512 KiB, so it is
+	// split where sysbench splits it.
+	{"oltp_read_write", []string{"--tables=2", "--table-size=3000"}},
+	{"oltp_read_write", []string{"--tables=2", "--table-size=1000", "--db-ps-mode=disable"}},
+	{"oltp_read_write", []string{"--tables=2", "--table-size=1000", "--skip_trx=on", "--range_selects=off", "--auto_inc=off"}},
+	{"oltp_read_only", []string{"--tables=2", "--table-size=1000"}},
+	{"oltp_write_only", []string{"--tables=2", "--table-size=1000", "--secondary=on"}},
+	{"oltp_point_select", []string{"--tables=2", "--table-size=1000"}},
+	{"oltp_point_select", []string{"--tables=2", "--table-size=1000", "--db-ps-mode=disable"}},
+	{"oltp_insert", []string{"--tables=2", "--table-size=1000"}},
+	{"oltp_insert", []string{"--tables=2", "--table-size=1000", "--db-ps-mode=disable"}},
+	{"oltp_insert", []string{"--tables=2", "--table-size=1000", "--auto_inc=off"}},
+	{"oltp_delete", []string{"--tables=2", "--table-size=1000"}},
+	{"oltp_update_index", []string{"--tables=2", "--table-size=1000"}},
+	{"oltp_update_non_index", []string{"--tables=2", "--table-size=1000", "--create_secondary=off"}},
+	{"select_random_points", []string{"--tables=1", "--table-size=1000"}},
+	{"select_random_ranges", []string{"--tables=1", "--table-size=1000", "--db-ps-mode=disable"}},
+	{"bulk_insert", []string{"--threads=1"}},
+}
+
+// wlSchema is the database of TestSameStatementsAsSysbench, one per test
+// process so that two test runs on one server keep apart.
+var wlSchema = fmt.Sprintf("sbgo_workloads_%d", os.Getpid())
+
+// wlLogEntry is one line of the server's general log.
+type wlLogEntry struct {
+	thread            int64
+	command, argument string
+}
+
+func (e wlLogEntry) String() string { return e.command + "\t" + e.argument }
+
+// wlGeneralLog sends the general log to mysql.general_log for the rest
+// of the test and puts the previous settings back afterwards.
+func wlGeneralLog(t *testing.T, db *sql.DB) {
+	t.Helper()
+	var logOn, output string
+	if err := db.QueryRow("SELECT @@global.general_log, @@global.log_output").Scan(&logOn, &output); err != nil {
+		t.Fatal(err)
+	}
+	wlExec(t, db, "SET GLOBAL log_output='TABLE'", "TRUNCATE TABLE mysql.general_log")
+	t.Cleanup(func() {
+		db.Exec("SET GLOBAL general_log=" + logOn)
+		db.Exec("SET GLOBAL log_output='" + output + "'")
+		db.Exec("TRUNCATE TABLE mysql.general_log")
+	})
+}
+
+// wlCounters reads the server's Com_* counters. The query carries marker
+// as a comment, so that the general log shows where a window began.
+func wlCounters(t *testing.T, db *sql.DB, marker string) map[string]int64 {
+	t.Helper()
+	rows, err := db.Query(`SHOW GLOBAL STATUS LIKE 'Com\_%' /* ` + marker + ` */`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// wlWaitSessionsGone waits until the server has ended every session of
+// wlSchema. A client sends its last commands (closing statements,
+// quitting) without waiting for an answer, so the server may still be
+// counting and logging them when the client has exited. It polls with
+// SHOW PROCESSLIST, which changes no counter but its own.
+func wlWaitSessionsGone(t *testing.T, db *sql.DB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for wlSessionsOpen(t, db) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions on %s still open 10 s after the client exited", wlSchema)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wlSessionsOpen counts the server's sessions whose database is wlSchema.
+func wlSessionsOpen(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	rows, err := db.Query("SHOW PROCESSLIST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbCol := -1
+	for i, c := range cols {
+		if strings.EqualFold(c, "db") {
+			dbCol = i
+		}
+	}
+	if dbCol < 0 {
+		t.Fatalf("SHOW PROCESSLIST has no db column: %v", cols)
+	}
+	fields := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range fields {
+		dest[i] = &fields[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		if string(fields[dbCol]) == wlSchema {
+			n++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// wlOwnStatement tells the statements with which this test reads the
+// server during a measurement: they count only in their own counters.
+var wlOwnStatement = map[string]bool{"Com_show_status": true, "Com_show_processlist": true}
+
+func wlIsOwnQuery(q string) bool {
+	return strings.HasPrefix(q, "SHOW GLOBAL STATUS") || strings.HasPrefix(q, "SHOW PROCESSLIST")
+}
+
+// wlPhase is what the server saw while one command ran.
+type wlPhase struct {
+	counters map[string]int64 // Com_* deltas, but for wlOwnStatement
+	sessions [][]wlLogEntry   // the command's sessions, by connection id
+	foreign  int              // statements of other clients meanwhile
+	// intact: the log was on throughout and kept every line (another
+	// test process may turn it off or empty it).
+	intact bool
+}
+
+var wlWindows int // numbers the markers of wlRunPhase
+
+// wlRunPhase runs one command with the general log on, between two
+// readings of the counters, then reads and empties the log.
+func wlRunPhase(t *testing.T, db *sql.DB, bin string, args []string) wlPhase {
+	t.Helper()
+	wlExec(t, db, "SET GLOBAL general_log=1")
+	wlWindows++
+	marker := fmt.Sprintf("sbgo-workloads %d-%d", os.Getpid(), wlWindows)
+	before := wlCounters(t, db, marker)
+	wlMust(t, bin, nil, args...)
+	wlWaitSessionsGone(t, db)
+	after := wlCounters(t, db, "")
+
+	ph := wlPhase{counters: map[string]int64{}}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 && !wlOwnStatement[k] {
+			ph.counters[k] = d
+		}
+	}
+	logOn := wlQueryInt(t, db, "SELECT @@global.general_log")
+	rows, err := db.Query("SELECT thread_id, command_type, argument FROM mysql.general_log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []wlLogEntry
+	ours := map[int64]bool{}
+	for rows.Next() {
+		var e wlLogEntry
+		var arg []byte
+		if err := rows.Scan(&e.thread, &e.command, &arg); err != nil {
+			t.Fatal(err)
+		}
+		e.argument = string(arg)
+		if e.command == "Connect" && strings.Contains(e.argument, " on "+wlSchema+" ") {
+			ours[e.thread] = true
+		}
+		ph.intact = ph.intact || strings.Contains(e.argument, marker)
+		all = append(all, e)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	wlExec(t, db, "TRUNCATE TABLE mysql.general_log")
+	ph.intact = ph.intact && logOn == 1
+
+	byThread := map[int64][]wlLogEntry{}
+	for _, e := range all {
+		switch {
+		case ours[e.thread]:
+			byThread[e.thread] = append(byThread[e.thread], e)
+		case e.command != "Connect" && e.command != "Quit" && !wlIsOwnQuery(e.argument):
+			ph.foreign++
+		}
+	}
+	var ids []int64
+	for id := range byThread {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		ph.sessions = append(ph.sessions, byThread[id])
+	}
+	return ph
+}
+
+var (
+	wlQuotedRe = regexp.MustCompile(`'[^']*'`)
+	wlNumberRe = regexp.MustCompile(`[0-9]+`)
+)
+
+// wlShape is a statement with its values masked: quoted strings become
+// 'S' and numbers N. Workers draw different random values in each tool.
+func wlShape(s string) string {
+	return wlNumberRe.ReplaceAllString(wlQuotedRe.ReplaceAllString(s, "'S'"), "N")
+}
+
+// wlSame is the identity, for phases whose values must match too.
+func wlSame(s string) string { return s }
+
+// wlCompareCounters lists the counters that differ.
+func wlCompareCounters(want, got map[string]int64) []string {
+	var diffs []string
+	for k, v := range want {
+		if got[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: sysbench %d, sbgo %d", k, v, got[k]))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: sysbench 0, sbgo %d", k, v))
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+// wlCompareSessions compares two commands' logs line by line, after
+// shape, and reports the first difference of each session.
+func wlCompareSessions(t *testing.T, phase string, want, got [][]wlLogEntry, shape func(string) string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatalf("%s: no session of sysbench in the general log", phase)
+	}
+	if len(want) != len(got) {
+		t.Errorf("%s: sysbench opened %d sessions, sbgo %d", phase, len(want), len(got))
+		return
+	}
+	clip := func(s string) string {
+		if len(s) > 300 {
+			return s[:300] + fmt.Sprintf("... (%d bytes)", len(s))
+		}
+		return s
+	}
+	for i := range want {
+		for j := 0; j < max(len(want[i]), len(got[i])); j++ {
+			var w, g string
+			if j < len(want[i]) {
+				w = shape(want[i][j].String())
+			}
+			if j < len(got[i]) {
+				g = shape(got[i][j].String())
+			}
+			if w != g {
+				t.Errorf("%s: session %d, line %d of %d/%d differs:\n  sysbench: %q\n  sbgo:     %q",
+					phase, i+1, j+1, len(want[i]), len(got[i]), clip(w), clip(g))
+				break
+			}
+		}
+	}
+}
+
+// TestSameStatementsAsSysbench runs each workload's prepare, run and
+// cleanup under sysbench 1.0.20 with its original script and under sbgo
+// with the bundled one, with the same options and one thread, and checks
+// that the server saw the same statements:
+//
+//   - the same general-log lines, session by session: exactly for prepare
+//     (the main thread's random numbers are sysbench's, so the rows are
+//     too) and cleanup, with values masked for run, whose workers draw
+//     their own numbers;
+//   - the same Com_* counter deltas (SHOW GLOBAL STATUS) for each command.
+//
+// The counters are global: statements of other clients add to them. The
+// general log shows whether any ran meanwhile; a pair of runs so
+// disturbed, or whose log another process turned off or emptied, is run
+// again rather than judged.
+func TestSameStatementsAsSysbench(t *testing.T) {
+	wlNeedSysbench(t)
+	db := needMySQL(t)
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	wlGeneralLog(t, db)
+
+	phases := []struct {
+		command string
+		extra   []string
+		shape   func(string) string
+	}{
+		{"prepare", nil, wlSame},
+		{"run", []string{"--events=100", "--threads=1"}, wlShape},
+		{"cleanup", nil, wlSame},
+	}
+	conn := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema}
+	for _, tc := range wlSameCases {
+		t.Run(tc.script+"/"+strings.Join(tc.args, ","), func(t *testing.T) {
+			wlCheckBundled(t, tc.script)
+			const attempts = 10
+			for attempt := 1; ; attempt++ {
+				results := map[string][]wlPhase{}
+				for _, bin := range []string{wlSysbench, sbgoBinary} {
+					wlDropTables(t, db, wlSchema)
+					for _, ph := range phases {
+						args := append(append(append([]string{tc.script}, conn...), tc.args...), ph.extra...)
+						results[bin] = append(results[bin], wlRunPhase(t, db, bin, append(args, ph.command)))
+					}
+				}
+				intact, foreign := true, 0
+				var diffs []string
+				for i, ph := range phases {
+					want, got := results[wlSysbench][i], results[sbgoBinary][i]
+					intact = intact && want.intact && got.intact
+					foreign += want.foreign + got.foreign
+					for _, d := range wlCompareCounters(want.counters, got.counters) {
+						diffs = append(diffs, ph.command+": "+d)
+					}
+				}
+				if intact {
+					for i, ph := range phases {
+						wlCompareSessions(t, ph.command, results[wlSysbench][i].sessions, results[sbgoBinary][i].sessions, ph.shape)
+					}
+				}
+				switch {
+				case t.Failed():
+					return
+				case intact && len(diffs) == 0:
+					t.Logf("same statements; run counters: %v", results[sbgoBinary][1].counters)
+					return
+				case intact && foreign == 0:
+					t.Errorf("the server counted different statements:\n%s", strings.Join(diffs, "\n"))
+					return
+				case attempt == attempts:
+					t.Errorf("no undisturbed measurement in %d attempts (log intact: %v, statements of other clients: %d); counters that differ:\n%s",
+						attempts, intact, foreign, strings.Join(diffs, "\n"))
+					return
+				}
+				t.Logf("attempt %d disturbed (log intact: %v, statements of other clients: %d); running again", attempt, intact, foreign)
+				time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+			}
+		})
+	}
+}

@@ -1,0 +1,439 @@
+-- oltp_common: the library every OLTP workload is built on.
+--
+-- A workload script starts with require("oltp_common"), then defines
+-- prepare_statements() (called once per worker connection) and event()
+-- (one transaction). This module supplies the rest:
+--
+--   * the options shared by all workloads (--tables, --table-size, ...);
+--   * the commands: prepare (parallel over --threads), prewarm, cleanup;
+--   * the per-worker connection and prepared statements, in globals that
+--     custom scripts may use as well: drv, con, stmt[t][kind],
+--     param[t][kind][i], stmt.begin and stmt.commit;
+--   * prepare_<kind>() and execute_<kind>() for each statement kind.
+--
+-- Option names, descriptions and defaults, progress lines, and the SQL
+-- text of every statement are those of sysbench 1.0.20's workloads, so
+-- that results, habits and output parsers carry over. Two options come
+-- from sysbench's later releases: --create_table_options and --reconnect.
+
+if sysbench.cmdline.command == nil then
+  error("Command is required. Supported commands: prepare, prewarm, run, cleanup, help")
+end
+
+-- Numeric defaults make the options DOUBLE (shown as =N in help), as in
+-- sysbench; scripts format them with %d.
+sysbench.cmdline.options = {
+  table_size = {"Number of rows per table", 10000},
+  range_size = {"Range size for range SELECT queries", 100},
+  tables = {"Number of tables", 1},
+  point_selects = {"Number of point SELECT queries per transaction", 10},
+  simple_ranges = {"Number of simple range SELECT queries per transaction", 1},
+  sum_ranges = {"Number of SELECT SUM() queries per transaction", 1},
+  order_ranges = {"Number of SELECT ORDER BY queries per transaction", 1},
+  distinct_ranges = {"Number of SELECT DISTINCT queries per transaction", 1},
+  index_updates = {"Number of UPDATE index queries per transaction", 1},
+  non_index_updates = {"Number of UPDATE non-index queries per transaction", 1},
+  delete_inserts = {"Number of DELETE/INSERT combinations per transaction", 1},
+  range_selects = {"Enable/disable all range SELECT queries", true},
+  auto_inc = {"Use AUTO_INCREMENT column as Primary Key (for MySQL), " ..
+    "or its alternatives in other DBMS. When disabled, use " ..
+    "client-generated IDs", true},
+  create_table_options = {"Extra CREATE TABLE options", ""},
+  skip_trx = {"Don't start explicit transactions and execute all queries " ..
+    "in the AUTOCOMMIT mode", false},
+  secondary = {"Use a secondary index in place of the PRIMARY KEY", false},
+  create_secondary = {"Create a secondary index in addition to the PRIMARY KEY", true},
+  reconnect = {"Reconnect after every N events. The default (0) is to not reconnect", 0},
+  mysql_storage_engine = {"Storage engine, if MySQL is used", "innodb"},
+  -- Accepted for compatibility only: like sysbench, the workloads do not
+  -- act on it, whatever its description says.
+  pgsql_variant = {"Use this PostgreSQL variant when running with the " ..
+    "PostgreSQL driver. The only currently supported variant is " ..
+    "'redshift'. When enabled, create_secondary is automatically " ..
+    "disabled, and delete_inserts is set to 0"},
+}
+
+-- Random text for the c and pad columns: groups of 11 digits joined by
+-- dashes, 119 and 59 characters long.
+local function digit_groups(count)
+  local groups = {}
+  for i = 1, count do
+    groups[i] = "###########"
+  end
+  return table.concat(groups, "-")
+end
+
+local C_TEMPLATE = digit_groups(10)
+local PAD_TEMPLATE = digit_groups(5)
+
+function get_c_value()
+  return sysbench.rand.string(C_TEMPLATE)
+end
+
+function get_pad_value()
+  return sysbench.rand.string(PAD_TEMPLATE)
+end
+
+---------------------------------------------------------------------------
+-- Schema and commands
+---------------------------------------------------------------------------
+
+-- create_table creates sbtest<table_num>, fills it with --table_size rows
+-- and adds the secondary index on k.
+function create_table(drv, con, table_num)
+  local opt = sysbench.opt
+  local driver = drv:name()
+  local id_def, engine_def
+  if driver == "mysql" then
+    id_def = opt.auto_inc and "INTEGER NOT NULL AUTO_INCREMENT" or "INTEGER NOT NULL"
+    engine_def = "/*! ENGINE = " .. opt.mysql_storage_engine .. " */"
+  elseif driver == "pgsql" then
+    id_def = opt.auto_inc and "SERIAL" or "INTEGER NOT NULL"
+    engine_def = ""
+  else
+    error("Unsupported database driver:" .. driver)
+  end
+  -- --secondary uses MySQL's syntax; PostgreSQL rejects it, as it does
+  -- under sysbench.
+  local id_index = opt.secondary and "KEY xid" or "PRIMARY KEY"
+
+  print(string.format("Creating table 'sbtest%d'...", table_num))
+  con:query(string.format("CREATE TABLE sbtest%d(\n" ..
+    "  id %s,\n" ..
+    "  k INTEGER DEFAULT '0' NOT NULL,\n" ..
+    "  c CHAR(120) DEFAULT '' NOT NULL,\n" ..
+    "  pad CHAR(60) DEFAULT '' NOT NULL,\n" ..
+    "  %s (id)\n" ..
+    ") %s %s",
+    table_num, id_def, id_index, engine_def, opt.create_table_options))
+
+  local rows = opt.table_size
+  if rows > 0 then
+    print(string.format("Inserting %d records into 'sbtest%d'", rows, table_num))
+    -- One multi-row INSERT, split by the driver at 512 KiB. The random
+    -- draws per row come in the order c, pad, k, so that a serial prepare
+    -- writes the same rows as sysbench does.
+    if opt.auto_inc then
+      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num))
+      for _ = 1, rows do
+        local c, pad = get_c_value(), get_pad_value()
+        local k = sysbench.rand.default(1, rows)
+        con:bulk_insert_next(string.format("(%d, '%s', '%s')", k, c, pad))
+      end
+    else
+      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
+      for id = 1, rows do
+        local c, pad = get_c_value(), get_pad_value()
+        local k = sysbench.rand.default(1, rows)
+        con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", id, k, c, pad))
+      end
+    end
+    con:bulk_insert_done()
+  end
+
+  if opt.create_secondary then
+    print(string.format("Creating a secondary index on 'sbtest%d'...", table_num))
+    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", table_num, table_num))
+  end
+end
+
+-- each_own_table calls fn(t) for the tables this command thread owns:
+-- with --threads=T, thread i takes tables i+1, i+1+T, i+1+2T, ...
+local function each_own_table(fn)
+  local threads = sysbench.opt.threads
+  for t = sysbench.tid % threads + 1, sysbench.opt.tables, threads do
+    fn(t)
+  end
+end
+
+function cmd_prepare()
+  local drv = sysbench.sql.driver()
+  local con = drv:connect()
+  each_own_table(function(t) create_table(drv, con, t) end)
+  con:disconnect()
+end
+
+-- cmd_prewarm reads every table through its primary key and its k column
+-- so that both are in the buffer pool before a run.
+function cmd_prewarm()
+  local drv = sysbench.sql.driver()
+  if drv:name() ~= "mysql" then
+    error("prewarm is currently MySQL only")
+  end
+  local con = drv:connect()
+  local rows = sysbench.opt.table_size
+  con:query("SET tmp_table_size=2*1024*1024*1024")
+  con:query("SET max_heap_table_size=2*1024*1024*1024")
+  each_own_table(function(t)
+    print(string.format("Prewarming table sbtest%d", t))
+    con:query(string.format("ANALYZE TABLE sbtest%d", t))
+    con:query(string.format(
+      "SELECT AVG(id) FROM (SELECT * FROM sbtest%d FORCE KEY (PRIMARY) LIMIT %d) t",
+      t, rows))
+    con:query(string.format(
+      "SELECT COUNT(*) FROM (SELECT * FROM sbtest%d WHERE k LIKE '%%0%%' LIMIT %d) t",
+      t, rows))
+  end)
+  con:disconnect()
+end
+
+-- warmup is the later releases' name for prewarm.
+sysbench.cmdline.commands = {
+  prepare = {cmd_prepare, sysbench.cmdline.PARALLEL_COMMAND},
+  prewarm = {cmd_prewarm, sysbench.cmdline.PARALLEL_COMMAND},
+  warmup = {cmd_prewarm, sysbench.cmdline.PARALLEL_COMMAND},
+}
+
+-- cleanup is a plain function, so it runs serially in the main thread.
+function cleanup()
+  local drv = sysbench.sql.driver()
+  local con = drv:connect()
+  for t = 1, sysbench.opt.tables do
+    print(string.format("Dropping table 'sbtest%d'...", t))
+    con:query(string.format("DROP TABLE IF EXISTS sbtest%d", t))
+  end
+  con:disconnect()
+end
+
+function init()
+  if event == nil then
+    error("this script is meant to be included by other OLTP scripts and should not be called directly.")
+  end
+end
+
+---------------------------------------------------------------------------
+-- Prepared statements, one set per worker connection
+---------------------------------------------------------------------------
+
+-- The statement kinds: the SQL (%d is the table number) and what is bound
+-- to each placeholder, in order: a sysbench.sql.type name and, for
+-- strings, the buffer size. Types are looked up when a statement is
+-- prepared, because the SQL API may not exist yet while this file loads.
+local KINDS = {
+  point_selects = {
+    sql = "SELECT c FROM sbtest%d WHERE id=?",
+    params = {{"INT"}},
+  },
+  simple_ranges = {
+    sql = "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ?",
+    params = {{"INT"}, {"INT"}},
+  },
+  sum_ranges = {
+    sql = "SELECT SUM(k) FROM sbtest%d WHERE id BETWEEN ? AND ?",
+    params = {{"INT"}, {"INT"}},
+  },
+  order_ranges = {
+    sql = "SELECT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c",
+    params = {{"INT"}, {"INT"}},
+  },
+  distinct_ranges = {
+    sql = "SELECT DISTINCT c FROM sbtest%d WHERE id BETWEEN ? AND ? ORDER BY c",
+    params = {{"INT"}, {"INT"}},
+  },
+  index_updates = {
+    sql = "UPDATE sbtest%d SET k=k+1 WHERE id=?",
+    params = {{"INT"}},
+  },
+  non_index_updates = {
+    sql = "UPDATE sbtest%d SET c=? WHERE id=?",
+    params = {{"CHAR", 120}, {"INT"}},
+  },
+  deletes = {
+    sql = "DELETE FROM sbtest%d WHERE id=?",
+    params = {{"INT"}},
+  },
+  inserts = {
+    sql = "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
+    params = {{"INT"}, {"INT"}, {"CHAR", 120}, {"CHAR", 60}},
+  },
+}
+
+-- prepare_for_each_table prepares statement kind `kind` on every table
+-- and binds its parameter objects once; execute_* only set their values.
+function prepare_for_each_table(kind)
+  local def = KINDS[kind]
+  local types = sysbench.sql.type
+  for t = 1, sysbench.opt.tables do
+    local s = con:prepare(string.format(def.sql, t))
+    local bound = {}
+    for i, p in ipairs(def.params) do
+      if p[2] ~= nil then
+        bound[i] = s:bind_create(types[p[1]], p[2])
+      else
+        bound[i] = s:bind_create(types[p[1]])
+      end
+    end
+    s:bind_param(unpack(bound))
+    stmt[t][kind] = s
+    param[t][kind] = bound
+  end
+end
+
+function prepare_begin()
+  stmt.begin = con:prepare("BEGIN")
+end
+
+function prepare_commit()
+  stmt.commit = con:prepare("COMMIT")
+end
+
+function prepare_point_selects() prepare_for_each_table("point_selects") end
+function prepare_simple_ranges() prepare_for_each_table("simple_ranges") end
+function prepare_sum_ranges() prepare_for_each_table("sum_ranges") end
+function prepare_order_ranges() prepare_for_each_table("order_ranges") end
+function prepare_distinct_ranges() prepare_for_each_table("distinct_ranges") end
+function prepare_index_updates() prepare_for_each_table("index_updates") end
+function prepare_non_index_updates() prepare_for_each_table("non_index_updates") end
+
+function prepare_delete_inserts()
+  prepare_for_each_table("deletes")
+  prepare_for_each_table("inserts")
+end
+
+-- thread_init opens this worker's connection and lets the workload
+-- prepare what its events use.
+function thread_init()
+  drv = sysbench.sql.driver()
+  con = drv:connect()
+  stmt, param = {}, {}
+  for t = 1, sysbench.opt.tables do
+    stmt[t], param[t] = {}, {}
+  end
+  prepare_statements()
+end
+
+-- close_statements closes every prepared statement and forgets it, so
+-- that prepare_statements() can start afresh on the same connection.
+function close_statements()
+  for t = 1, sysbench.opt.tables do
+    for _, s in pairs(stmt[t]) do
+      s:close()
+    end
+    stmt[t], param[t] = {}, {}
+  end
+  if stmt.begin ~= nil then
+    stmt.begin:close()
+    stmt.begin = nil
+  end
+  if stmt.commit ~= nil then
+    stmt.commit:close()
+    stmt.commit = nil
+  end
+end
+
+function thread_done()
+  close_statements()
+  con:disconnect()
+end
+
+-- Client errors after which the driver has reconnected (server gone away,
+-- lost connection, ...): the statements prepared on the old session are
+-- gone, so prepare them again before the event restarts.
+local RECONNECT_ERRORS = {[2006] = true, [2011] = true, [2013] = true, [2055] = true}
+
+function sysbench.hooks.before_restart_event(err)
+  if RECONNECT_ERRORS[err.sql_errno] then
+    close_statements()
+    prepare_statements()
+  end
+end
+
+-- check_reconnect ends each event: with --reconnect=N it opens a new
+-- session every N events of this thread and prepares the statements
+-- again.
+local events_on_connection = 0
+
+function check_reconnect()
+  local every = sysbench.opt.reconnect
+  if every > 0 then
+    events_on_connection = events_on_connection + 1
+    if events_on_connection >= every then
+      events_on_connection = 0
+      close_statements()
+      con:reconnect()
+      prepare_statements()
+    end
+  end
+end
+
+---------------------------------------------------------------------------
+-- What events execute
+---------------------------------------------------------------------------
+
+-- Each execute_* call picks one table for all its statements; ids follow
+-- --rand-type.
+local function get_table_num()
+  return sysbench.rand.uniform(1, sysbench.opt.tables)
+end
+
+local function get_id()
+  return sysbench.rand.default(1, sysbench.opt.table_size)
+end
+
+function begin()
+  stmt.begin:execute()
+end
+
+function commit()
+  stmt.commit:execute()
+end
+
+-- execute_by_id runs statement kind `kind` --<kind> times, each with a
+-- fresh random id as its only parameter.
+local function execute_by_id(kind)
+  local t = get_table_num()
+  local s, id = stmt[t][kind], param[t][kind][1]
+  for _ = 1, sysbench.opt[kind] do
+    id:set(get_id())
+    s:execute()
+  end
+end
+
+-- execute_range runs range kind `kind` --<kind> times over
+-- [id, id + range_size - 1].
+local function execute_range(kind)
+  local t = get_table_num()
+  local s, p = stmt[t][kind], param[t][kind]
+  local width = sysbench.opt.range_size - 1
+  for _ = 1, sysbench.opt[kind] do
+    local first = get_id()
+    p[1]:set(first)
+    p[2]:set(first + width)
+    s:execute()
+  end
+end
+
+function execute_point_selects() execute_by_id("point_selects") end
+function execute_simple_ranges() execute_range("simple_ranges") end
+function execute_sum_ranges() execute_range("sum_ranges") end
+function execute_order_ranges() execute_range("order_ranges") end
+function execute_distinct_ranges() execute_range("distinct_ranges") end
+function execute_index_updates() execute_by_id("index_updates") end
+
+function execute_non_index_updates()
+  local t = get_table_num()
+  local s, p = stmt[t].non_index_updates, param[t].non_index_updates
+  for _ = 1, sysbench.opt.non_index_updates do
+    p[1]:set_rand_str(C_TEMPLATE)
+    p[2]:set(get_id())
+    s:execute()
+  end
+end
+
+-- execute_delete_inserts deletes a random row and inserts it back with the
+-- same id, so the table keeps its size.
+function execute_delete_inserts()
+  local t = get_table_num()
+  local del, ins = stmt[t].deletes, stmt[t].inserts
+  local del_id, row = param[t].deletes[1], param[t].inserts
+  for _ = 1, sysbench.opt.delete_inserts do
+    local id, k = get_id(), get_id()
+    del_id:set(id)
+    row[1]:set(id)
+    row[2]:set(k)
+    row[3]:set_rand_str(C_TEMPLATE)
+    row[4]:set_rand_str(PAD_TEMPLATE)
+    del:execute()
+    ins:execute()
+  end
+end

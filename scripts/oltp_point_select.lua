@@ -1,0 +1,15 @@
+-- oltp_point_select: each event is a single primary-key SELECT, outside
+-- any explicit transaction.
+
+require("oltp_common")
+
+function prepare_statements()
+  -- One SELECT per event, whatever --point_selects says.
+  sysbench.opt.point_selects = 1
+  prepare_point_selects()
+end
+
+function event()
+  execute_point_selects()
+  check_reconnect()
+end
