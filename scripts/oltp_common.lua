@@ -326,13 +326,23 @@ function thread_done()
   con:disconnect()
 end
 
--- Client errors after which the driver has reconnected (server gone away,
--- lost connection, ...): the statements prepared on the old session are
--- gone, so prepare them again before the event restarts.
+-- Errors after which the driver has reconnected: MySQL's client errors
+-- (server gone away, lost connection, ...) and PostgreSQL's lost-session
+-- states (class 08, and 57P0x for a terminated or shut-down backend). The
+-- statements prepared on the old session are gone, so prepare them again
+-- before the event restarts.
 local RECONNECT_ERRORS = {[2006] = true, [2011] = true, [2013] = true, [2055] = true}
 
-function sysbench.hooks.before_restart_event(err)
+local function lost_session(err)
   if RECONNECT_ERRORS[err.sql_errno] then
+    return true
+  end
+  local state = err.sql_state or ""
+  return err.sql_errno == 0 and (state:sub(1, 2) == "08" or state:sub(1, 4) == "57P0")
+end
+
+function sysbench.hooks.before_restart_event(err)
+  if lost_session(err) then
     close_statements()
     prepare_statements()
   end

@@ -102,24 +102,37 @@ func TestPgSQLDeadlocksAreIgnored(t *testing.T) {
 
 // TestPgSQLTerminatedBackendsReconnect: pg_terminate_backend of sbgo's
 // sessions with --pgsql-ignore-errors=08006,57P01: the workers reconnect
-// and the run finishes with its report.
+// (the bundled workload prepares its statements again) and the run
+// finishes with its report.
 func TestPgSQLTerminatedBackendsReconnect(t *testing.T) {
 	admin := needPgSQL(t)
-	args := append(withArgs([]string{"sql_query.lua", "--threads=2", "--time=4", "--pgsql-ignore-errors=08006,57P01"}, pgsqlArgs...), "run")
-	cmd, out := startBinary(t, args...)
-	time.Sleep(1500 * time.Millisecond)
-	var killed int
-	err := admin.QueryRow(context.Background(),
-		"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'sbtest' AND pid <> pg_backend_pid()").Scan(&killed)
-	if err != nil || killed == 0 {
-		t.Fatalf("terminated %d sessions: %v", killed, err)
+	oltp := withArgs([]string{"oltp_read_only", "--tables=2", "--table-size=1000"}, pgsqlArgs...)
+	if r := runBinary(t, sbgoBinary, append(oltp, "prepare")...); r.code != 0 {
+		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
 	}
-	code := waitExit(t, cmd, 30*time.Second)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, out.String())
-	}
-	if n := reportNumber(t, out.String(), "reconnects"); n == 0 {
-		t.Errorf("%d sessions terminated but no reconnect counted:\n%s", killed, out.String())
+	defer runBinary(t, sbgoBinary, append(oltp, "cleanup")...)
+	for _, script := range [][]string{
+		withArgs([]string{"sql_query.lua"}, pgsqlArgs...),
+		oltp,
+	} {
+		t.Run(script[0], func(t *testing.T) {
+			args := append(withArgs(script, "--threads=2", "--time=4", "--pgsql-ignore-errors=08006,57P01"), "run")
+			cmd, out := startBinary(t, args...)
+			time.Sleep(1500 * time.Millisecond)
+			var killed int
+			err := admin.QueryRow(context.Background(),
+				"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'sbtest' AND pid <> pg_backend_pid()").Scan(&killed)
+			if err != nil || killed == 0 {
+				t.Fatalf("terminated %d sessions: %v", killed, err)
+			}
+			code := waitExit(t, cmd, 30*time.Second)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, out.String())
+			}
+			if n := reportNumber(t, out.String(), "reconnects"); n == 0 {
+				t.Errorf("%d sessions terminated but no reconnect counted:\n%s", killed, out.String())
+			}
+		})
 	}
 }
 
