@@ -92,9 +92,9 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// banner is the first line of every run, in sysbench's shape
-// ("NAME VERSION (using ...)"), which output parsers and sysbench's own
-// tests match with "sysbench *.* *"-style globs.
+// banner is the first line of every run, in sysbench's shape: output
+// parsers and sysbench's own tests match it with "sysbench *.* *", so it
+// names the sysbench version whose behaviour sbgo reproduces, then sbgo's.
 func banner() string {
 	lua := "gopher-lua"
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -104,7 +104,7 @@ func banner() string {
 			}
 		}
 	}
-	return fmt.Sprintf("sbgo %s (sysbench %s compatible, using %s)", Version, luabind.APIVersion, lua)
+	return fmt.Sprintf("sysbench %s (sbgo %s, using %s)", luabind.APIVersion, Version, lua)
 }
 
 // run is the whole program minus the process: it returns the exit code.
