@@ -74,7 +74,7 @@ func compile(src []byte, chunkName string) (*lua.FunctionProto, error) {
 				near, line = "<eof>", bytes.Count(src, []byte("\n"))+1
 			}
 			msg := pe.Message
-			if msg == "syntax error" {
+			if msg == "syntax error" || msg == "parse error" {
 				// The parser's generic message; LuaJIT's most common
 				// wording for the same situation.
 				msg = "unexpected symbol"

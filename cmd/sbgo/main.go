@@ -22,6 +22,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/urfave/cli/v2"
 
@@ -313,8 +314,10 @@ func shortName(test string) string {
 	return test
 }
 
-// isTerminal reports whether f is a character device (a tty).
+// isTerminal reports whether f is a terminal: a character device that
+// answers the terminal ioctl (/dev/null is a character device too).
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	var termios syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&termios)))
+	return errno == 0
 }
