@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,6 +48,13 @@ func main() {
 		HideVersion:     true,
 		Action: func(c *cli.Context) error {
 			argv := append([]string{os.Args[0]}, c.Args().Slice()...)
+			if path := os.Getenv("SBGO_CPUPROFILE"); path != "" {
+				stop, err := startCPUProfile(path)
+				if err != nil {
+					return cli.Exit(err.Error(), 1)
+				}
+				defer stop()
+			}
 			code := run(argv, os.Stdin, os.Stdout, os.Stderr, interrupts())
 			if code != 0 {
 				return cli.Exit("", code)
@@ -58,6 +66,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// startCPUProfile writes a CPU profile of the whole run to path, for
+// `go tool pprof`: SBGO_CPUPROFILE=cpu.out sbgo ... run.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // interrupts delivers SIGINT and SIGTERM. The first one stops the run
