@@ -19,7 +19,7 @@ import (
 
 // newBitModule builds the bit table.
 func newBitModule(L *lua.LState) *lua.LTable {
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	for name, fn := range map[string]lua.LGFunction{
 		"tobit":   bitToBit,
 		"tohex":   bitToHex,

@@ -21,7 +21,7 @@ const cmdlineChunk = `[string "sysbench.cmdline.lua"]`
 func (st *state) newCmdlineTable() *lua.LTable {
 	L := st.L
 	cfg := st.script.cfg
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	argv := L.CreateTable(len(cfg.Argv), 1)
 	for i, a := range cfg.Argv {
 		argv.RawSetInt(i, lua.LString(a)) // argv[0] is the program
@@ -199,7 +199,7 @@ func (s *Script) Configure(r RandOptions, seed uint64) {
 func (st *state) exportOptions() {
 	L := st.L
 	opts := st.script.cfg.Options
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	legacy := !st.script.hasOptions
 	for _, v := range opts.All() {
 		lv, ok := optionValue(L, v)

@@ -86,10 +86,10 @@ func newFFIModule(L *lua.LState, env *CompatEnv) *lua.LTable {
 		"sb_counter_inc": L.NewFunction(f.counterInc),
 		"gettimeofday":   L.NewFunction(ffiGetTimeOfDay),
 	}
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	t.RawSetString("cdef", L.NewFunction(f.cdef))
 	clib := L.NewUserData()
-	mt := L.NewTable()
+	mt := L.CreateTable(0, 4)
 	mt.RawSetString("__index", L.NewFunction(f.index))
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("ffi.C.%s cannot be assigned in sbgo", L.CheckString(2))

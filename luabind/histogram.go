@@ -12,8 +12,8 @@ const histogramTypeName = "sysbench.histogram"
 // a log-scale histogram with the latency histogram's layout (spec §3.6).
 func (st *state) newHistogramTable() *lua.LTable {
 	L := st.L
-	mt := L.NewTypeMetatable(histogramTypeName)
-	methods := L.NewTable()
+	mt := newMetatable(L, histogramTypeName)
+	methods := L.CreateTable(0, 4)
 	methods.RawSetString("update", L.NewFunction(histUpdate))
 	methods.RawSetString("print", L.NewFunction(st.histPrint))
 	mt.RawSetString("__index", methods)
@@ -25,7 +25,7 @@ func (st *state) newHistogramTable() *lua.LTable {
 		return 1
 	}))
 
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
 		size := L.CheckInt(1)
 		lo := float64(L.CheckNumber(2))

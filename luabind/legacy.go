@@ -82,7 +82,7 @@ func (st *state) openLegacyDB(sb *lua.LTable) {
 		"store_results":    dbStoreResults,
 		"free_results":     st.dbFreeResults,
 	}
-	dbt := L.NewTable()
+	dbt := L.CreateTable(0, 4)
 	for name, fn := range funcs {
 		f := L.NewFunction(fn)
 		dbt.RawSetString(name, f)
@@ -98,12 +98,12 @@ func (st *state) openLegacyDB(sb *lua.LTable) {
 	}
 	sb.RawSetString("db", dbt)
 
-	stmtMT := L.NewTypeMetatable("sysbench.stmt")
+	stmtMT := newMetatable(L, "sysbench.stmt")
 	stmtMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString("<sql_statement>"))
 		return 1
 	}))
-	rsMT := L.NewTypeMetatable("sysbench.rs")
+	rsMT := newMetatable(L, "sysbench.rs")
 	rsMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString("<sql_result>"))
 		return 1

@@ -445,7 +445,7 @@ func (c *compatState) newproxy(L *lua.LState) int {
 	switch v := L.Get(1).(type) {
 	case lua.LBool:
 		if v {
-			mt := L.NewTable()
+			mt := L.CreateTable(0, 4)
 			if c.proxies == nil {
 				c.proxies = make(map[*lua.LTable]bool)
 			}
@@ -844,7 +844,7 @@ func (c *compatState) fileFlush(L *lua.LState) int {
 // compiler here, so status() reports it off and on/off/flush do nothing.
 func newJITModule(L *lua.LState) *lua.LTable {
 	noop := L.NewFunction(func(*lua.LState) int { return 0 })
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	t.RawSetString("version", lua.LString("LuaJIT 2.1.0-beta3"))
 	t.RawSetString("version_num", lua.LNumber(20100))
 	t.RawSetString("os", lua.LString("Linux"))
@@ -856,7 +856,7 @@ func newJITModule(L *lua.LState) *lua.LTable {
 	t.RawSetString("on", noop)
 	t.RawSetString("off", noop)
 	t.RawSetString("flush", noop)
-	opt := L.NewTable()
+	opt := L.CreateTable(0, 4)
 	opt.RawSetString("start", noop)
 	t.RawSetString("opt", opt)
 	return t

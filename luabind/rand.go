@@ -461,7 +461,7 @@ func randArgUint32(L *lua.LState, n int) uint32 {
 // newRandTable builds the sysbench.rand table for one state; every function
 // draws from r, the state's own generator.
 func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
-	t := L.NewTable()
+	t := L.CreateTable(0, 4)
 	set := func(name string, fn lua.LGFunction) {
 		t.RawSetString(name, L.NewFunction(fn))
 	}

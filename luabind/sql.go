@@ -58,14 +58,14 @@ func (d *drivers) get(s *Script, name string) (db.Driver, error) {
 // results.
 func (st *state) newSQLTable() *lua.LTable {
 	L := st.L
-	t := L.NewTable()
-	types := L.NewTable()
+	t := L.CreateTable(0, 4)
+	types := L.CreateTable(0, 4)
 	for i, name := range []string{"NONE", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
 		"TIME", "DATE", "DATETIME", "TIMESTAMP", "CHAR", "VARCHAR"} {
 		types.RawSetString(name, lua.LNumber(i))
 	}
 	t.RawSetString("type", types)
-	errs := L.NewTable()
+	errs := L.CreateTable(0, 4)
 	for i, name := range []string{"NONE", "IGNORABLE", "FATAL"} {
 		errs.RawSetString(name, lua.LNumber(i))
 	}
@@ -128,9 +128,9 @@ func (st *state) newSQLTable() *lua.LTable {
 // whose __tostring is name, as sysbench's objects print.
 func (st *state) newSQLMetatable(typeName, name string, methods map[string]lua.LGFunction) *lua.LTable {
 	L := st.L
-	mt := L.NewTypeMetatable(typeName)
+	mt := newMetatable(L, typeName)
 	if methods != nil {
-		mt.RawSetString("__index", L.SetFuncs(L.NewTable(), methods))
+		mt.RawSetString("__index", L.SetFuncs(L.CreateTable(0, len(methods)), methods))
 	}
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString(name))

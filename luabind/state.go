@@ -72,9 +72,9 @@ type state struct {
 // on demand up to CallStackSize, so scripts may recurse deeply as LuaJIT
 // allows; the registry (data stack) grows too.
 var luaOptions = lua.Options{
-	CallStackSize:       20000,
+	CallStackSize:       8192,
 	MinimizeStackMemory: true,
-	RegistrySize:        1024,
+	RegistrySize:        256,
 	RegistryMaxSize:     1024 * 1024,
 	RegistryGrowStep:    128,
 }
@@ -254,4 +254,17 @@ func splitmix64(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
+}
+
+// newMetatable returns the registry's metatable typeName, creating it small:
+// gopher-lua's NewTable preallocates 32 array and 32 hash slots, and a
+// state makes dozens of tables, which thousands of workers multiply.
+func newMetatable(L *lua.LState, typeName string) *lua.LTable {
+	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
+	if mt, ok := reg.RawGetString(typeName).(*lua.LTable); ok {
+		return mt
+	}
+	mt := L.CreateTable(0, 4)
+	reg.RawSetString(typeName, mt)
+	return mt
 }

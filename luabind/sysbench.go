@@ -13,12 +13,12 @@ import (
 func (st *state) openSysbench() {
 	L := st.L
 	s := st.script
-	sb := L.NewTable()
+	sb := L.CreateTable(0, 4)
 	sb.RawSetString("tid", lua.LNumber(st.tid))
 	sb.RawSetString("version", lua.LString(APIVersion))
 	sb.RawSetString("version_string", lua.LString(s.cfg.VersionString))
 
-	errTbl := L.NewTable()
+	errTbl := L.CreateTable(0, 4)
 	errTbl.RawSetString("NONE", lua.LNumber(0))
 	errTbl.RawSetString("RESTART_EVENT", lua.LNumber(1))
 	sb.RawSetString("error", errTbl)
@@ -26,7 +26,7 @@ func (st *state) openSysbench() {
 	sb.RawSetString("cmdline", st.newCmdlineTable())
 	sb.RawSetString("rand", newRandTable(L, st.rand))
 	sb.RawSetString("histogram", st.newHistogramTable())
-	sb.RawSetString("hooks", L.NewTable())
+	sb.RawSetString("hooks", L.CreateTable(0, 4))
 	sb.RawSetString("report_default", L.NewFunction(st.reportDefault))
 	sb.RawSetString("report_csv", L.NewFunction(st.reportCSV))
 	sb.RawSetString("report_json", L.NewFunction(st.reportJSON))

@@ -47,7 +47,7 @@ func uint64Metatable(L *lua.LState) lua.LValue {
 	if mt := L.GetTypeMetatable(uint64TypeName); mt != lua.LNil {
 		return mt
 	}
-	mt := L.NewTypeMetatable(uint64TypeName)
+	mt := newMetatable(L, uint64TypeName)
 	set := func(name string, fn lua.LGFunction) { mt.RawSetString(name, L.NewFunction(fn)) }
 	set("__tostring", func(L *lua.LState) int {
 		u, _ := toUint64(L.Get(1))
