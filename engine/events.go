@@ -32,7 +32,6 @@ type threadStats struct {
 	sumNs   atomic.Int64
 	minNs   atomic.Int64
 	maxNs   atomic.Int64
-	inEvent atomic.Bool // between Start and Stop: unfinished on forced shutdown
 	_       [64]byte
 }
 
@@ -64,11 +63,18 @@ type Events struct {
 	id    int
 	stats *threadStats
 	shard *LatencyShard
-	start time.Time
+	start int64 // monotonic ns (see now) when the event started
 	// queued is the arrival time of the event being run in --rate mode:
 	// its latency counts from the arrival, so it includes the queue wait.
-	queued time.Time
+	queued int64
 }
+
+// clockBase anchors now: time.Since reads only the monotonic clock (one
+// vDSO call), where time.Now reads the wall clock too.
+var clockBase = time.Now()
+
+// now is the monotonic time in nanoseconds since clockBase.
+func now() int64 { return int64(time.Since(clockBase)) }
 
 // ID is the worker's thread id (sysbench.tid).
 func (e *Events) ID() int { return e.id }
@@ -95,26 +101,24 @@ func (e *Events) More() bool {
 		if !ok {
 			return false
 		}
-		e.queued = at
+		e.queued = int64(at.Sub(clockBase))
 	}
 	return true
 }
 
 // Start starts the latency timer of an event.
 func (e *Events) Start() {
-	e.stats.inEvent.Store(true)
 	if e.run.pacer != nil {
 		e.start = e.queued
 		return
 	}
-	e.start = time.Now()
+	e.start = now()
 }
 
 // Stop ends the event: it counts one event and records its latency.
 func (e *Events) Stop() {
-	ns := int64(time.Since(e.start))
+	ns := now() - e.start
 	st := e.stats
-	st.inEvent.Store(false)
 	st.counters[CounterEvent].Add(1)
 	st.sumNs.Add(ns)
 	if ns < st.minNs.Load() {
@@ -134,7 +138,6 @@ func (e *Events) Stop() {
 // Abandon leaves an event without counting it, as sysbench does when
 // event() returns a truthy value.
 func (e *Events) Abandon() {
-	e.stats.inEvent.Store(false)
 	if e.run.pacer != nil {
 		e.run.pacer.done()
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -174,7 +175,60 @@ type LatencyShard struct {
 
 // Record adds one event latency, in nanoseconds. It is the per-event path.
 func (s *LatencyShard) Record(ns int64) {
-	s.counts[latencyScale.bucket(float64(ns)/1e6)].Add(1)
+	s.counts[latencyNs.bucket(ns)].Add(1)
+}
+
+// nsBuckets maps a latency in integer nanoseconds to its latency-histogram
+// bucket without a logarithm: a table indexed by the value's bit length
+// and next six bits gives a bucket at most one below the answer (64
+// sub-ranges per power of two are narrower than a bucket), and one
+// comparison with the next bucket's lower bound settles it. The bounds are
+// found with the logarithm itself at start-up, so the result is exactly
+// latencyScale.bucket(ns/1e6) for every int64.
+type nsBuckets struct {
+	lower  [latencyBuckets]int64 // smallest ns of each bucket (lower[0] unused)
+	coarse [64 << 6]uint16       // bucket of the smallest ns of each (length, top bits)
+}
+
+var latencyNs = newNsBuckets()
+
+func newNsBuckets() *nsBuckets {
+	exact := func(ns int64) int { return latencyScale.bucket(float64(ns) / 1e6) }
+	t := &nsBuckets{}
+	for i := 1; i < latencyBuckets; i++ {
+		// The smallest ns whose bucket is >= i: buckets grow with ns.
+		lo, hi := int64(0), int64(1)<<62
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if exact(mid) >= i {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		t.lower[i] = lo
+	}
+	for n := 7; n < 64; n++ {
+		for top := 0; top < 64; top++ {
+			t.coarse[n<<6|top] = uint16(exact(int64(64|top) << (n - 7)))
+		}
+	}
+	return t
+}
+
+func (t *nsBuckets) bucket(ns int64) int {
+	if ns < t.lower[1] {
+		return 0
+	}
+	if ns >= t.lower[latencyBuckets-1] {
+		return latencyBuckets - 1
+	}
+	n := bits.Len64(uint64(ns)) // >= 7: lower[1] is about 1000 ns
+	b := int(t.coarse[n<<6|int(uint64(ns)>>(n-7)&63)])
+	for ns >= t.lower[b+1] {
+		b++
+	}
+	return b
 }
 
 // LatencyHistogram is the run's latency histogram: one shard per worker,

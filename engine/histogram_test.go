@@ -358,3 +358,29 @@ func BenchmarkShardRecord(b *testing.B) {
 		}
 	}
 }
+
+// TestNsBucketsMatchTheLogarithm: the table lookup gives exactly the
+// logarithmic formula's bucket, at every bucket boundary (and one ns on
+// either side) and for random values over the whole range.
+func TestNsBucketsMatchTheLogarithm(t *testing.T) {
+	exact := func(ns int64) int { return latencyScale.bucket(float64(ns) / 1e6) }
+	check := func(ns int64) {
+		if got, want := latencyNs.bucket(ns), exact(ns); got != want {
+			t.Fatalf("bucket(%d ns) = %d, want %d", ns, got, want)
+		}
+	}
+	for i := 1; i < latencyBuckets; i++ {
+		b := latencyNs.lower[i]
+		check(b - 1)
+		check(b)
+		check(b + 1)
+	}
+	for _, ns := range []int64{-5, 0, 1, 999, 1000, 1e11, 1e12, 1 << 62, math.MaxInt64} {
+		check(ns)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200000; i++ {
+		// Log-uniform over 1 ns .. 1000 s.
+		check(int64(math.Exp(rng.Float64() * math.Log(1e12))))
+	}
+}

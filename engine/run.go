@@ -710,12 +710,9 @@ func (r *Run) threadTimers() []ThreadTimer {
 func (r *Run) forcedShutdown(hooks ReportHooks, hasHook bool) int {
 	r.stop("forced shutdown")
 	r.log.Logf(LevelFatal, "The --max-time limit has expired, forcing shutdown...")
-	unfinished := 0
-	for _, st := range r.threads {
-		if st.inEvent.Load() {
-			unfinished++
-		}
-	}
+	// The time limit passed long ago, so a worker still running is inside
+	// an event (or its thread_done): that event is unfinished.
+	unfinished := int(r.running.Load())
 	r.reportMu.Lock()
 	defer r.reportMu.Unlock()
 	s := r.cumulativeStats(time.Now(), true)
