@@ -65,6 +65,9 @@ type state struct {
 	jsonOpen  bool       // report_json has opened its array in this state
 	conns     []*luaConn // connections to close with the state
 	legacy    *luaConn   // the 0.5 API's implicit connection
+
+	runEventsFn *lua.LFunction // the event loop's body (see eventLoop)
+	retryEvent  bool           // the loop resumes by retrying the last event
 }
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start

@@ -121,48 +121,72 @@ func errorObject(err error) lua.LValue {
 // with errcode RESTART_EVENT runs event() again under the same timer
 // (after the before_restart_event hook); a truthy return stops this
 // thread without counting the event.
+//
+// The events run inside one protected call (runEvents), not one per
+// event: a protected call sets up Go's panic recovery, which costs more
+// than an empty event. An error raised by event() unwinds to here; the
+// loop is then entered again, retrying the failed event first.
 func (st *state) eventLoop() error {
 	L := st.L
 	ev := st.ev
-	tid := lua.LNumber(st.tid)
-	globals := L.G.Global
-	for ev.More() {
-		ev.Start()
-		for {
-			// event is looked up for every call, as sysbench's Lua loop
-			// does, so a script may replace it while running.
-			L.Push(globals.RawGetString("event"))
-			L.Push(tid)
-			err := L.PCall(1, 1, nil)
-			if err == nil {
-				break
-			}
-			errTbl, restart := restartError(err)
-			if !restart {
+	if st.runEventsFn == nil {
+		st.runEventsFn = L.NewFunction(st.runEvents)
+	}
+	st.retryEvent = false
+	for {
+		L.Push(st.runEventsFn)
+		err := L.PCall(0, 0, nil)
+		if err == nil {
+			return nil
+		}
+		errTbl, restart := restartError(err)
+		if !restart {
+			ev.Abandon()
+			return err
+		}
+		if hook := st.hook("before_restart_event"); hook != nil {
+			if _, herr := st.call(hook, errTbl); herr != nil {
 				ev.Abandon()
-				return err
-			}
-			if hook := st.hook("before_restart_event"); hook != nil {
-				if _, herr := st.call(hook, errTbl); herr != nil {
-					ev.Abandon()
-					return herr
-				}
-			}
-			if ev.Stopping() {
-				// A retry loop never outlives the run.
-				ev.Abandon()
-				return nil
+				return herr
 			}
 		}
+		if ev.Stopping() {
+			// A retry loop never outlives the run.
+			ev.Abandon()
+			return nil
+		}
+		st.retryEvent = true
+	}
+}
+
+// runEvents is the body of eventLoop, a Go function called (protected)
+// from it. When retryEvent is set, the event that raised a restart error
+// runs again first, under its original timer.
+func (st *state) runEvents(L *lua.LState) int {
+	ev := st.ev
+	tid := lua.LNumber(st.tid)
+	globals := L.G.Global
+	for {
+		if !st.retryEvent {
+			if !ev.More() {
+				return 0
+			}
+			ev.Start()
+		}
+		st.retryEvent = false
+		// event is looked up for every call, as sysbench's Lua loop
+		// does, so a script may replace it while running.
+		L.Push(globals.RawGetString("event"))
+		L.Push(tid)
+		L.Call(1, 1)
 		ret := L.Get(-1)
 		L.Pop(1)
 		if lua.LVAsBool(ret) {
 			ev.Abandon()
-			return nil
+			return 0
 		}
 		ev.Stop()
 	}
-	return nil
 }
 
 // restartError reports whether err is sysbench's restart-event error: a
