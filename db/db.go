@@ -123,6 +123,15 @@ type ParamCounter interface {
 	NumParams() int
 }
 
+// TypeBinder is a Stmt that is prepared on the server only once its
+// parameter types are known (PostgreSQL needs them). sysbench prepares
+// such statements when the script binds its parameters, outside any
+// transaction; the binding calls BindTypes at that moment so that the
+// server sees the same statements at the same time.
+type TypeBinder interface {
+	BindTypes(ctx context.Context, types []ParamType) error
+}
+
 // ErrorTexter is a Driver that words errors the way sysbench's driver
 // logs them (e.g. "mysql_drv_query() returned error 1146 (...) for query
 // '...'"), for the FATAL lines printed before a script's error.

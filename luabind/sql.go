@@ -721,6 +721,17 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 		s.bound = append(s.bound, p)
 	}
 	s.args = make([]db.Value, len(s.bound))
+	if tb, ok := s.stmt.(db.TypeBinder); ok {
+		types := make([]db.ParamType, len(s.bound))
+		for i, p := range s.bound {
+			types[i] = p.val.Type
+		}
+		if err := tb.BindTypes(context.Background(), types); err != nil {
+			st.logPrepareError(s.conn, db.AsError(err), s.query)
+			L.Push(lua.LNumber(1))
+			return 1
+		}
+	}
 	L.Push(lua.LNumber(0))
 	return 1
 }

@@ -121,7 +121,7 @@ func TestPgSQLTerminatedBackendsReconnect(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond)
 			var killed int
 			err := admin.QueryRow(context.Background(),
-				"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'sbtest' AND pid <> pg_backend_pid()").Scan(&killed)
+				"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'sbtest' AND datname = 'sbtest' AND pid <> pg_backend_pid()").Scan(&killed)
 			if err != nil || killed == 0 {
 				t.Fatalf("terminated %d sessions: %v", killed, err)
 			}

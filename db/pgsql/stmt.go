@@ -29,11 +29,11 @@ func paramOID(t db.ParamType) uint32 {
 }
 
 // stmt is a statement prepared on the server under a name unique to its
-// conn. A statement with parameters is prepared at its first Execute,
-// with the types of that Execute's values, because scripts declare the
-// types after con:prepare (sysbench prepares it at the first bind_param
-// for the same reason). Until then, errors in the statement (a missing
-// table) show at its first Execute.
+// conn. A statement with parameters is prepared when the script binds
+// them (BindTypes), with their types, because scripts declare the types
+// after con:prepare; sysbench prepares it at bind_param for the same
+// reason. A statement executed without binding is prepared at its first
+// Execute with the types of that Execute's values.
 type stmt struct {
 	c       *conn
 	gen     uint64 // the conn's session the statement belongs to
@@ -71,6 +71,23 @@ func (s *stmt) prepare(ctx context.Context, oids []uint32) error {
 // Execute runs the statement with args, sent as text (integers in
 // decimal, doubles in the shortest form that reads back the same), and
 // reads its result as text.
+// BindTypes prepares the statement on the server with the parameter types
+// the script bound, as sysbench does in bind_param (db.TypeBinder). A
+// statement already prepared is left as it is.
+func (s *stmt) BindTypes(ctx context.Context, types []db.ParamType) error {
+	if s.desc != nil || s.closed || s.gen != s.c.gen {
+		return nil
+	}
+	if len(types) != s.nparams {
+		return wrongParamCount(len(types), s.nparams)
+	}
+	oids := make([]uint32, len(types))
+	for i, t := range types {
+		oids[i] = paramOID(t)
+	}
+	return s.prepare(ctx, oids)
+}
+
 func (s *stmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) {
 	c := s.c
 	c.rows.Close()
