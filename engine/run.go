@@ -31,9 +31,11 @@ type Thread interface {
 }
 
 // MainState is a workload with init() and done() in its main state.
+// Init receives the handle of thread 0's counters: as in sysbench, what
+// the main state runs (in init()) counts as thread 0's.
 type MainState interface {
-	Init() error // init(), then the check that event() exists
-	Done() error // done(), called even after a failed run
+	Init(ev *Events) error // init(), then the check that event() exists
+	Done() error           // done(), called even after a failed run
 }
 
 // SQLReporter tells whether any SQL driver was created, which switches
@@ -169,7 +171,8 @@ func (r *Run) Execute(w Workload) int {
 	r.workload = w
 	main, _ := w.(MainState)
 	if main != nil {
-		if err := main.Init(); err != nil {
+		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0)}
+		if err := main.Init(ev); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
 			return ExitFailed
 		}
@@ -283,7 +286,10 @@ func (r *Run) execute(w Workload) int {
 	r.startMu.Lock()
 	r.start = time.Now()
 	r.running.Store(int64(cfg.Threads))
-	r.resetBaseline(r.start)
+	// The counters are not reset here: what init() and thread_init() ran
+	// counts, as in sysbench.
+	r.baseline = make([]snapshot, cfg.Threads)
+	r.baselineAt = r.start
 	r.startMu.Unlock()
 	r.log.Logf(LevelNotice, "Threads started!\n")
 

@@ -191,7 +191,7 @@ func (st *state) dbQuery(L *lua.LState) int {
 func (st *state) legacyError(L *lua.LState, c *luaConn, err error, query string, prepared bool, failMsg string) {
 	desc, e, ignorable := st.sqlFailure(L, c, err, query, prepared)
 	if !ignorable {
-		st.logQueryError(c, e, desc)
+		st.logQueryError(c, e, query, prepared)
 		L.RaiseError("%s", failMsg)
 	}
 	st.script.cfg.Log.Logf(engine.LevelDebug, "Ignored error encountered, restarting transaction")
@@ -236,6 +236,9 @@ func (st *state) dbPrepare(L *lua.LState) int {
 		L.RaiseError("db_prepare() failed")
 	}
 	s := &luaStmt{conn: c, stmt: stmt, query: query, nparams: -1}
+	if pc, ok := stmt.(db.ParamCounter); ok {
+		s.nparams = pc.NumParams()
+	}
 	c.stmts = append(c.stmts, s)
 	ud := L.NewUserData()
 	ud.Value = &legacyStmt{stmt: s}
@@ -296,11 +299,11 @@ func (st *state) dbExecute(L *lua.LState) int {
 	c := s.stmt.conn
 	s.args = s.args[:0]
 	if s.params != nil {
-		for i := 1; ; i++ {
+		// Up to the statement's parameter count, so that a nil in the
+		// last positions is sent as NULL rather than dropped.
+		n := max(s.params.MaxN(), s.stmt.nparams)
+		for i := 1; i <= n; i++ {
 			v := s.params.RawGetInt(i)
-			if v == lua.LNil && i > s.params.MaxN() {
-				break
-			}
 			var a db.Value
 			switch x := v.(type) {
 			case lua.LNumber:
@@ -322,7 +325,7 @@ func (st *state) dbExecute(L *lua.LState) int {
 			st.script.cfg.Log.Logf(engine.LevelDebug, "Ignored error encountered, restarting transaction")
 			st.restartEvent(L, c, e, desc)
 		}
-		st.logQueryError(c, e, desc)
+		st.logQueryError(c, e, s.stmt.query, true)
 	} else {
 		st.count(res)
 		out.res = c.open(L, res)

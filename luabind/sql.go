@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -505,7 +506,12 @@ func (st *state) conNextResult(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	c.release()
+	// Detach the current result without closing the driver's rows: closing
+	// them would discard the results still pending.
+	if c.cur != nil {
+		c.cur.closed = true
+		c.cur = nil
+	}
 	res, ok, err := mr.NextResult(context.Background())
 	if err != nil {
 		st.sqlError(L, c, err, "", false)
@@ -558,7 +564,7 @@ func (st *state) queryErrorText(c *luaConn, e *db.Error, query string, prepared 
 func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, prepared bool) {
 	desc, e, ignorable := st.sqlFailure(L, c, err, query, prepared)
 	if !ignorable {
-		st.logQueryError(c, e, desc)
+		st.logQueryError(c, e, query, prepared)
 		L.RaiseError("SQL error, errno = %d, state = '%s': %s", e.Errno, e.State, e.Msg)
 	}
 	st.restartEvent(L, c, e, desc)
@@ -600,11 +606,14 @@ func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, 
 	return desc, e, ignorable
 }
 
-// logQueryError logs the driver's FATAL line for a fatal error.
-func (st *state) logQueryError(c *luaConn, e *db.Error, desc *lua.LTable) {
-	query := lua.LVAsString(desc.RawGetString("query"))
-	prepared := query == "<prepared statement>"
-	st.script.cfg.Log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, prepared))
+// logQueryError logs the driver's FATAL lines for a fatal error, naming
+// the statement's own SQL even for a prepared statement, as sysbench's
+// drivers do. Each line is its own log message, so that a repeated error
+// is printed again rather than folded into "last message repeated".
+func (st *state) logQueryError(c *luaConn, e *db.Error, query string, prepared bool) {
+	for _, line := range strings.Split(st.queryErrorText(c, e, query, prepared), "\nFATAL: ") {
+		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", line)
+	}
 }
 
 // restartEvent raises the restart table for an ignorable error. First it
@@ -708,7 +717,12 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 		return 1
 	}
 	if s.nparams >= 0 && n != s.nparams {
-		st.script.cfg.Log.Logf(engine.LevelFatal, "Wrong number of parameters to mysql_stmt_bind_param")
+		// Each of sysbench's drivers words it its own way.
+		if s.conn.drv.Name() == "pgsql" {
+			st.script.cfg.Log.Logf(engine.LevelAlert, "wrong number of parameters in prepared statement")
+		} else {
+			st.script.cfg.Log.Logf(engine.LevelFatal, "Wrong number of parameters to mysql_stmt_bind_param")
+		}
 		L.Push(lua.LNumber(1))
 		return 1
 	}
@@ -849,9 +863,10 @@ type luaResult struct {
 	ud      *lua.LUserData
 	closed  bool
 	// buffered holds the rows read ahead for nrows; served first.
-	buffered [][]lua.LValue
-	counted  bool
-	nrows    int
+	buffered  [][]lua.LValue
+	delivered int // rows already returned by fetch_row or query_row
+	counted   bool
+	nrows     int
 }
 
 func (r *luaResult) object(L *lua.LState) *lua.LUserData {
@@ -908,9 +923,14 @@ func (r *luaResult) next(L *lua.LState) ([]lua.LValue, bool) {
 	if len(r.buffered) > 0 {
 		row := r.buffered[0]
 		r.buffered = r.buffered[1:]
+		r.delivered++
 		return row, true
 	}
-	return r.read(L)
+	row, ok := r.read(L)
+	if ok {
+		r.delivered++
+	}
+	return row, ok
 }
 
 // numRows is rs.nrows: the rows of the result set, which are read ahead
@@ -918,7 +938,7 @@ func (r *luaResult) next(L *lua.LState) ([]lua.LValue, bool) {
 func (r *luaResult) numRows(L *lua.LState) int {
 	if !r.counted {
 		r.counted = true
-		r.nrows = len(r.buffered)
+		r.nrows = r.delivered + len(r.buffered)
 		for {
 			row, ok := r.read(L)
 			if !ok {

@@ -72,8 +72,10 @@ type state struct {
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start
 // small keep thousands of worker states affordable. The call stack grows
-// on demand up to CallStackSize, so scripts may recurse deeply as LuaJIT
-// allows; the registry (data stack) grows too.
+// on demand up to CallStackSize, about 8000 nested calls (LuaJIT allows
+// about 20000; the index of call-stack segments costs 8 bytes per 8
+// frames in every state, so the limit is a trade with --threads); the
+// registry (data stack) grows too.
 var luaOptions = lua.Options{
 	CallStackSize:       8192,
 	MinimizeStackMemory: true,

@@ -20,8 +20,10 @@ var (
 )
 
 // Init exports the options into the main state and calls init(), then
-// checks that the script can run (it defines event()).
-func (s *Script) Init() error {
+// checks that the script can run (it defines event()). What the main
+// state runs from now on counts as thread 0's, as in sysbench.
+func (s *Script) Init(ev *engine.Events) error {
+	s.main.ev = ev
 	s.main.exportOptions()
 	if _, err := s.main.callGlobal("init"); err != nil {
 		return err
