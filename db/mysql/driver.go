@@ -26,6 +26,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"sbgo/db"
+	"sbgo/db/sockconn"
 	"sbgo/engine"
 )
 
@@ -61,6 +62,7 @@ func (Factory) Options() []engine.Option {
 		{Name: "mysql-debug", Desc: "trace all client library calls", Type: engine.ArgBool, Default: engine.Default("off")},
 		{Name: "mysql-ignore-errors", Desc: "list of errors to ignore, or \"all\"", Type: engine.ArgList, Default: engine.Default("1213,1020,1205")},
 		{Name: "mysql-dry-run", Desc: "Dry run, pretend that all MySQL client API calls are successful without executing them", Type: engine.ArgBool, Default: engine.Default("off")},
+		ioModeOption, // sbgo's own, see dial.go
 	}
 }
 
@@ -134,6 +136,7 @@ type settings struct {
 	dryRun   bool
 	ignore   ignoreList
 	emulate  bool // --db-ps-mode=disable
+	blocking bool // --mysql-io-mode=blocking: sessions dial with sockconn
 }
 
 func readSettings(opts *engine.Options) (settings, error) {
@@ -179,6 +182,9 @@ func readSettings(opts *engine.Options) (settings, error) {
 		s.emulate = true
 	default:
 		return s, fmt.Errorf("Invalid value for db-ps-mode: %s", mode)
+	}
+	if s.blocking, err = readIOMode(opts); err != nil {
+		return s, err
 	}
 	if s.tlsMode, err = parseSSLMode(opts); err != nil {
 		return s, err
@@ -297,6 +303,11 @@ func (d *Driver) config(ep endpoint) *gomysql.Config {
 	cfg.AllowNativePasswords = true
 	cfg.CheckConnLiveness = false
 	cfg.Logger = debugLogger{d.log}
+	if d.set.blocking {
+		// The same dialer and errors as go-sql-driver's own, on a
+		// blocking socket (see dial.go).
+		cfg.DialFunc = sockconn.Dial
+	}
 	if d.set.tls != nil {
 		cfg.TLS = d.set.tls.Clone()
 		if cfg.TLS.ServerName == "" && !cfg.TLS.InsecureSkipVerify {

@@ -70,6 +70,7 @@ func TestOptionsTable(t *testing.T) {
 		{"mysql-debug", "off"},
 		{"mysql-ignore-errors", "1213,1020,1205"},
 		{"mysql-dry-run", "off"},
+		{"mysql-io-mode", "blocking"},
 	}
 	opts := Factory{}.Options()
 	if len(opts) != len(want) {

@@ -87,6 +87,7 @@ func (Factory) Options() []engine.Option {
 		{Name: "pgsql-sslcert", Desc: "PostgreSQL SSL client certificate file", Type: engine.ArgString},
 		{Name: "pgsql-sslkey", Desc: "PostgreSQL SSL client key file", Type: engine.ArgString},
 		{Name: "pgsql-ignore-errors", Desc: "list of SQLSTATEs of errors to ignore, or \"all\"", Type: engine.ArgList, Default: engine.Default(defaultIgnoreErrors)},
+		ioModeOption, // see dial.go
 	}
 }
 
@@ -104,6 +105,9 @@ func (Factory) New(opts *engine.Options, log *engine.Logger) (db.Driver, error) 
 			return nil, settingsError(err)
 		}
 		prepareConfig(cfg)
+		if s.blocking {
+			useBlockingSockets(cfg) // see dial.go
+		}
 		d.targets = append(d.targets, cfg)
 	}
 	return d, nil
@@ -156,6 +160,7 @@ type settings struct {
 	sslkey       string
 	ignore       ignoreList
 	emulate      bool
+	blocking     bool // --pgsql-io-mode=blocking
 }
 
 func readSettings(opts *engine.Options) (settings, error) {
@@ -196,6 +201,9 @@ func readSettings(opts *engine.Options) (settings, error) {
 		s.emulate = true
 	default:
 		return s, fmt.Errorf("Invalid value for db-ps-mode: %s", mode)
+	}
+	if s.blocking, err = readIOMode(opts); err != nil {
+		return s, err
 	}
 	return s, nil
 }

@@ -1,0 +1,136 @@
+package sockconn
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestShortWrites: a signal that interrupts a blocked write(2) after part
+// of the buffer went out ends it with a short count; Write must go on
+// with the rest. The writer's thread is sent signals (SIGURG, which the
+// runtime ignores unless it asked for a preemption) while a slow reader
+// drains a socket pair with small buffers.
+func TestShortWrites(t *testing.T) {
+	msg := make([]byte, 1<<20)
+	for i := range msg {
+		msg[i] = byte(i * 13)
+	}
+
+	// First check that raw write(2) calls do come back short here,
+	// otherwise the test proves nothing.
+	short := func(t *testing.T, write func(fd int, b []byte) (int, error)) (int, error, []byte) {
+		fds := smallSocketPair(t)
+		got := make(chan []byte, 1)
+		go func() {
+			var buf bytes.Buffer
+			chunk := make([]byte, 4096)
+			for {
+				n, err := syscall.Read(fds[1], chunk)
+				if n <= 0 || err != nil {
+					got <- buf.Bytes()
+					return
+				}
+				buf.Write(chunk[:n])
+				time.Sleep(20 * time.Microsecond)
+			}
+		}()
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		stop := signalThread(syscall.Gettid())
+		n, err := write(fds[0], msg)
+		stop()
+		syscall.Shutdown(fds[0], syscall.SHUT_WR)
+		return n, err, <-got
+	}
+	if n, err, _ := short(t, syscall.Write); err != nil || n == len(msg) {
+		t.Skipf("write(2) was not cut short (n=%d of %d, err=%v)", n, len(msg), err)
+	}
+
+	n, err, got := short(t, func(fd int, b []byte) (int, error) {
+		c := newConn(fd, "unix", &net.UnixAddr{Net: "unix"}, &net.UnixAddr{Net: "unix"})
+		return c.Write(b)
+	})
+	if err != nil || n != len(msg) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(msg))
+	}
+	if !bytes.Equal(got, msg) {
+		t.Fatalf("the reader got %d bytes that differ from the %d written", len(got), len(msg))
+	}
+}
+
+// smallSocketPair is a connected Unix stream socket pair with send and
+// receive buffers as small as the kernel allows, closed at the end of the
+// test.
+func smallSocketPair(t *testing.T) [2]int {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fds[0]); syscall.Close(fds[1]) })
+	for _, fd := range fds {
+		syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, 1)
+		syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1)
+	}
+	return fds
+}
+
+// signalThread sends SIGURG to thread tid every 50µs until the returned
+// function is called.
+func signalThread(tid int) (stop func()) {
+	var done atomic.Bool
+	finished := make(chan struct{})
+	pid := syscall.Getpid()
+	go func() {
+		defer close(finished)
+		for !done.Load() {
+			syscall.Tgkill(pid, tid, syscall.SIGURG)
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	return func() { done.Store(true); <-finished }
+}
+
+var _ io.Writer = (*Conn)(nil)
+
+// TestCloseOnce: only the first Close closes the descriptor, so a
+// second one cannot close a file that has since taken its number.
+func TestCloseOnce(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[1])
+	fd := fds[0]
+	c := newConn(fd, "unix", &net.UnixAddr{Net: "unix"}, &net.UnixAddr{Net: "unix"})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// The closed number now names /dev/null (open takes the lowest free
+	// number, which is likely fd already).
+	if int(f.Fd()) != fd {
+		if err := syscall.Dup3(int(f.Fd()), fd, syscall.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(fd)
+	}
+	if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("second Close: %v, want net.ErrClosed", err)
+	}
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno != 0 {
+		t.Errorf("the file that took the descriptor's number was closed: %v", errno)
+	}
+}
