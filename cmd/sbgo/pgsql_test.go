@@ -107,6 +107,7 @@ func TestPgSQLDeadlocksAreIgnored(t *testing.T) {
 func TestPgSQLTerminatedBackendsReconnect(t *testing.T) {
 	admin := needPgSQL(t)
 	oltp := withArgs([]string{"oltp_read_only", "--tables=2", "--table-size=1000"}, pgsqlArgs...)
+	runBinary(t, sbgoBinary, append(oltp, "cleanup")...) // tables left by an earlier run
 	if r := runBinary(t, sbgoBinary, append(oltp, "prepare")...); r.code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
 	}
