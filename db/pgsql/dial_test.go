@@ -13,7 +13,8 @@ func TestIOModeOption(t *testing.T) {
 		blocking bool
 		wantErr  string
 	}{
-		{"default", nil, true, ""},
+		// The poller is the default for PostgreSQL (see ioModeOption).
+		{"default", nil, false, ""},
 		{"blocking", map[string]string{"pgsql-io-mode": "blocking"}, true, ""},
 		{"poller", map[string]string{"pgsql-io-mode": "poller"}, false, ""},
 		{"junk", map[string]string{"pgsql-io-mode": "epoll"}, false, "Invalid value for --pgsql-io-mode: 'epoll'"},
