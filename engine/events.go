@@ -29,10 +29,10 @@ type threadStats struct {
 	counters [numCounters]atomic.Uint64
 	// The latency timer: the total, min and max (ns) of the events counted
 	// in counters[CounterEvent].
-	sumNs   atomic.Int64
-	minNs   atomic.Int64
-	maxNs   atomic.Int64
-	_       [64]byte
+	sumNs atomic.Int64
+	minNs atomic.Int64
+	maxNs atomic.Int64
+	_     [64]byte
 }
 
 // snapshot is a copy of one thread's stats at one moment; reports are the
