@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,22 +81,7 @@ func TestPgSQLConnectionErrors(t *testing.T) {
 // ever committed.
 func TestPgSQLDeadlocksAreIgnored(t *testing.T) {
 	needPgSQL(t)
-	if r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, pgsqlArgs...), "prepare")...); r.code != 0 {
-		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
-	}
-	defer runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, pgsqlArgs...), "cleanup")...)
-	r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua", "--threads=2", "--time=4"}, pgsqlArgs...), "run")...)
-	if r.code != 0 {
-		t.Fatalf("run: exit %d\n%s", r.code, r.stdout)
-	}
-	if n := reportNumber(t, r.stdout, "ignored errors"); n == 0 {
-		t.Errorf("no ignored errors counted:\n%s", r.stdout)
-	}
-	trx := reportNumber(t, r.stdout, "transactions")
-	m := regexp.MustCompile(`rows: ([0-9]+) ([0-9]+)`).FindStringSubmatch(r.stdout)
-	if m == nil || m[1] != strconv.Itoa(trx) || m[2] != strconv.Itoa(trx) {
-		t.Errorf("rows %v after %d transactions\n%s", m, trx, r.stdout)
-	}
+	checkDeadlocksIgnored(t, pgsqlArgs, "4")
 }
 
 // TestPgSQLTerminatedBackendsReconnect: pg_terminate_backend of sbgo's
