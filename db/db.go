@@ -174,6 +174,30 @@ type Factory interface {
 	New(opts *engine.Options, log *engine.Logger) (Driver, error)
 }
 
+// ThreadBlocker is a Factory whose sessions may wait for the server in
+// blocking system calls, holding their OS thread, rather than through the
+// runtime's network poller.
+type ThreadBlocker interface {
+	// BlocksThreads reports whether sessions made with opts block.
+	BlocksThreads(opts *engine.Options) bool
+}
+
+// BlocksThreads reports whether the sessions of the --db-driver driver
+// wait in blocking system calls with opts, so that the engine can give
+// each worker an OS thread of its own (engine.Config.OSThreadPerWorker).
+func BlocksThreads(opts *engine.Options) bool {
+	name := "mysql"
+	if v, ok := opts.Lookup("db-driver"); ok && v.String() != "" {
+		name = v.String()
+	}
+	f, ok := Lookup(name)
+	if !ok {
+		return false
+	}
+	b, ok := f.(ThreadBlocker)
+	return ok && b.BlocksThreads(opts)
+}
+
 var (
 	registryMu sync.Mutex
 	registry   = map[string]Factory{}

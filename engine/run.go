@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,7 +77,25 @@ type Config struct {
 	Percentile        int
 	Debug             bool
 	Seed              uint64 // 0: seeded from the clock
+
+	// OSThreadPerWorker gives every worker goroutine an OS thread of its
+	// own (runtime.LockOSThread) and raises GOMAXPROCS to Threads+1 for
+	// the run. It is meant for sessions that wait for their server in
+	// blocking read(2) calls: with fewer processors (Ps) than blocked
+	// workers, the runtime's sysmon takes the P of a worker blocked in a
+	// read and wakes another thread to run it (a nanosleep loop and a
+	// futex wake per round trip), and the worker has to win a P back when
+	// its answer arrives. With a spare P always idle, sysmon leaves the
+	// blocked worker's P alone and the worker resumes at once, as a C
+	// client's thread does. The operating system, not the runtime, then
+	// shares the CPUs between the workers.
+	OSThreadPerWorker bool
 }
+
+// maxOSThreadWorkers bounds OSThreadPerWorker: beyond it the run keeps the
+// default GOMAXPROCS, since thousands of Ps cost memory (a cache per P)
+// and a garbage collection pass starts a mark worker per P.
+const maxOSThreadWorkers = 1024
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
@@ -192,6 +211,12 @@ func (r *Run) Execute(w Workload) int {
 func (r *Run) execute(w Workload) int {
 	cfg := r.cfg
 	r.printRunMode()
+
+	if r.lockWorkers() {
+		if want := cfg.Threads + 1; want > runtime.GOMAXPROCS(0) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+		}
+	}
 
 	hooks, _ := w.(ReportHooks)
 	var hasInter, hasCumul bool
@@ -390,6 +415,10 @@ func (r *Run) execute(w Workload) int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
+	if r.lockWorkers() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	r.log.Logf(LevelDebug, "Worker thread (#%d) started", ev.id)
 	th, err := w.NewThread(ev.id, ev)
 	if err == nil {
@@ -421,6 +450,11 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 	if err := th.Done(); err != nil {
 		r.log.Logf(LevelFatal, "%s", err)
 	}
+}
+
+// lockWorkers tells whether the workers own OS threads (Config.OSThreadPerWorker).
+func (r *Run) lockWorkers() bool {
+	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= maxOSThreadWorkers
 }
 
 func firstLine(s string) string {

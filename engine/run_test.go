@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -336,5 +338,45 @@ func TestLatencyIsMeasured(t *testing.T) {
 		if v < 2*0.98 {
 			t.Errorf("%s latency %.2f ms for 2 ms events", field, v)
 		}
+	}
+}
+
+// TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
+// stays on one OS thread for the whole run, that GOMAXPROCS leaves a spare
+// processor beside the workers during the run, and that it is restored.
+func TestOSThreadPerWorker(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	const threads = 3
+	var mu sync.Mutex
+	tids := map[int]int{}   // worker -> OS thread of its first event
+	moved := map[int]bool{} // worker -> seen on another OS thread
+	procs := map[int]bool{} // GOMAXPROCS values seen inside events
+	w := &fakeWorkload{event: func(tid, n int) (bool, error) {
+		runtime.Gosched()
+		time.Sleep(100 * time.Microsecond)
+		os := syscall.Gettid()
+		mu.Lock()
+		defer mu.Unlock()
+		procs[runtime.GOMAXPROCS(0)] = true
+		if first, ok := tids[tid]; !ok {
+			tids[tid] = os
+		} else if first != os {
+			moved[tid] = true
+		}
+		return false, nil
+	}}
+	code, out := execute(t, Config{Threads: threads, Events: 300, OSThreadPerWorker: true}, w)
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if len(tids) != threads || len(moved) != 0 {
+		t.Errorf("workers' OS threads: %v, moved: %v", tids, moved)
+	}
+	want := max(before, threads+1)
+	if len(procs) != 1 || !procs[want] {
+		t.Errorf("GOMAXPROCS during the run: %v, want %d", procs, want)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the run: %d, want %d restored", after, before)
 	}
 }

@@ -270,7 +270,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		}
 		return 0
 	case cmd == "run":
-		return runBenchmark(script, general, log, sigs)
+		return runBenchmark(script, general, db.BlocksThreads(opts), log, sigs)
 	default:
 		fmt.Fprintf(stderr, "Unknown command: %s\n", cmd)
 		return 1
@@ -278,7 +278,9 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 }
 
 // runBenchmark performs the run command.
-func runBenchmark(script *luabind.Script, g *engine.General, log *engine.Logger, sigs <-chan os.Signal) int {
+// blocking tells whether the driver's sessions wait in blocking system
+// calls, so that each worker gets an OS thread of its own.
+func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log *engine.Logger, sigs <-chan os.Signal) int {
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	cfg := engine.Config{
 		Threads:           g.Threads,
@@ -293,6 +295,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, log *engine.Logger,
 		Percentile:        g.Percentile,
 		Debug:             g.Debug,
 		Seed:              uint64(g.RandSeed),
+		OSThreadPerWorker: blocking,
 	}
 	if g.ForcedShutdown >= 0 {
 		cfg.ForcedShutdown = sec(g.ForcedShutdown)

@@ -15,3 +15,10 @@ var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp,
 func readIOMode(opts *engine.Options) (bool, error) {
 	return sockconn.ParseMode(ioModeOption.Name, stringOptionOr(opts, ioModeOption.Name, sockconn.ModeBlocking))
 }
+
+// BlocksThreads is db.ThreadBlocker: sessions block with
+// --mysql-io-mode=blocking, the default.
+func (Factory) BlocksThreads(opts *engine.Options) bool {
+	blocking, err := readIOMode(opts)
+	return err == nil && blocking
+}

@@ -27,3 +27,10 @@ func readIOMode(opts *engine.Options) (bool, error) {
 func useBlockingSockets(cfg *pgx.ConnConfig) {
 	cfg.DialFunc = sockconn.Dial
 }
+
+// BlocksThreads is db.ThreadBlocker: sessions block with
+// --pgsql-io-mode=blocking.
+func (Factory) BlocksThreads(opts *engine.Options) bool {
+	blocking, err := readIOMode(opts)
+	return err == nil && blocking
+}
