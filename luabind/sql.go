@@ -871,7 +871,17 @@ type luaResult struct {
 
 func (r *luaResult) object(L *lua.LState) *lua.LUserData {
 	if r.ud == nil {
-		r.ud = newObject(L, sqlResultType, r)
+		// Every SELECT makes one: the metatable comes from the state
+		// rather than from a lookup by name in the registry.
+		st := r.conn.st
+		if st.resultMT == nil {
+			st.resultMT = L.GetTypeMetatable(sqlResultType)
+		}
+
+		ud := L.NewUserData()
+		ud.Value = r
+		ud.Metatable = st.resultMT
+		r.ud = ud
 	}
 	return r.ud
 }

@@ -67,6 +67,7 @@ type state struct {
 	legacy    *luaConn   // the 0.5 API's implicit connection
 
 	runEventsFn *lua.LFunction // the event loop's body (see eventLoop)
+	resultMT    lua.LValue     // sysbench.sql.result's metatable, for luaResult.object
 	retryEvent  bool           // the loop resumes by retrying the last event
 }
 

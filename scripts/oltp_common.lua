@@ -20,6 +20,15 @@ if sysbench.cmdline.command == nil then
   error("Command is required. Supported commands: prepare, prewarm, run, cleanup, help")
 end
 
+-- The event path reaches sysbench.rand and sysbench.opt through upvalues
+-- and looks up each method once per call rather than once per statement:
+-- every global or field access is a hash lookup in the interpreter, and
+-- an OLTP transaction would otherwise make a hundred of them. Fields are
+-- still read on each call, so a script that changes an option or replaces
+-- sysbench.rand.default keeps working.
+local sb = sysbench
+local rand = sysbench.rand
+
 -- Numeric defaults make the options DOUBLE (shown as =N in help), as in
 -- sysbench; scripts format them with %d.
 sysbench.cmdline.options = {
@@ -354,7 +363,7 @@ end
 local events_on_connection = 0
 
 function check_reconnect()
-  local every = sysbench.opt.reconnect
+  local every = sb.opt.reconnect
   if every > 0 then
     events_on_connection = events_on_connection + 1
     if events_on_connection >= every then
@@ -373,11 +382,11 @@ end
 -- Each execute_* call picks one table for all its statements; ids follow
 -- --rand-type.
 local function get_table_num()
-  return sysbench.rand.uniform(1, sysbench.opt.tables)
+  return rand.uniform(1, sb.opt.tables)
 end
 
 local function get_id()
-  return sysbench.rand.default(1, sysbench.opt.table_size)
+  return rand.default(1, sb.opt.table_size)
 end
 
 function begin()
@@ -391,24 +400,34 @@ end
 -- execute_by_id runs statement kind `kind` --<kind> times, each with a
 -- fresh random id as its only parameter.
 local function execute_by_id(kind)
-  local t = get_table_num()
+  local opt = sb.opt
+  local t = rand.uniform(1, opt.tables)
   local s, id = stmt[t][kind], param[t][kind][1]
-  for _ = 1, sysbench.opt[kind] do
-    id:set(get_id())
+  local n = opt[kind]
+  if n == 1 then
+    id:set(rand.default(1, opt.table_size))
     s:execute()
+    return
+  end
+  local set, execute, default, size = id.set, s.execute, rand.default, opt.table_size
+  for _ = 1, n do
+    set(id, default(1, size))
+    execute(s)
   end
 end
 
 -- execute_range runs range kind `kind` --<kind> times over
 -- [id, id + range_size - 1].
 local function execute_range(kind)
-  local t = get_table_num()
+  local opt = sb.opt
+  local t = rand.uniform(1, opt.tables)
   local s, p = stmt[t][kind], param[t][kind]
-  local width = sysbench.opt.range_size - 1
-  for _ = 1, sysbench.opt[kind] do
-    local first = get_id()
-    p[1]:set(first)
-    p[2]:set(first + width)
+  local first_p, last_p = p[1], p[2]
+  local width, size, default = opt.range_size - 1, opt.table_size, rand.default
+  for _ = 1, opt[kind] do
+    local first = default(1, size)
+    first_p:set(first)
+    last_p:set(first + width)
     s:execute()
   end
 end
@@ -423,7 +442,7 @@ function execute_index_updates() execute_by_id("index_updates") end
 function execute_non_index_updates()
   local t = get_table_num()
   local s, p = stmt[t].non_index_updates, param[t].non_index_updates
-  for _ = 1, sysbench.opt.non_index_updates do
+  for _ = 1, sb.opt.non_index_updates do
     p[1]:set_rand_str(C_TEMPLATE)
     p[2]:set(get_id())
     s:execute()
@@ -436,7 +455,7 @@ function execute_delete_inserts()
   local t = get_table_num()
   local del, ins = stmt[t].deletes, stmt[t].inserts
   local del_id, row = param[t].deletes[1], param[t].inserts
-  for _ = 1, sysbench.opt.delete_inserts do
+  for _ = 1, sb.opt.delete_inserts do
     local id, k = get_id(), get_id()
     del_id:set(id)
     row[1]:set(id)
