@@ -174,7 +174,7 @@ func (st *state) dbDisconnect(L *lua.LState) int {
 func (st *state) dbQuery(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	c.release()
+	c.settle(L)
 	res, err := c.conn.Query(context.Background(), query)
 	if err != nil {
 		st.legacyError(L, c, err, query, false, "db_query() failed")
@@ -229,7 +229,7 @@ func (st *state) dbBulkDone(L *lua.LState) int {
 func (st *state) dbPrepare(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	c.release()
+	c.settle(L)
 	stmt, err := c.conn.Prepare(context.Background(), query, nil)
 	if err != nil {
 		st.logPrepareError(c, db.AsError(err), query)
@@ -316,7 +316,7 @@ func (st *state) dbExecute(L *lua.LState) int {
 			s.args = append(s.args, a)
 		}
 	}
-	c.release()
+	c.settle(L)
 	res, err := s.stmt.stmt.Execute(context.Background(), s.args)
 	out := &legacyResult{conn: c}
 	if err != nil {

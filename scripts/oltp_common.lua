@@ -76,11 +76,11 @@ local C_TEMPLATE = digit_groups(10)
 local PAD_TEMPLATE = digit_groups(5)
 
 function get_c_value()
-  return sysbench.rand.string(C_TEMPLATE)
+  return rand.string(C_TEMPLATE)
 end
 
 function get_pad_value()
-  return sysbench.rand.string(PAD_TEMPLATE)
+  return rand.string(PAD_TEMPLATE)
 end
 
 ---------------------------------------------------------------------------
@@ -121,20 +121,24 @@ function create_table(drv, con, table_num)
     print(string.format("Inserting %d records into 'sbtest%d'", rows, table_num))
     -- One multi-row INSERT, split by the driver at 512 KiB. The random
     -- draws per row come in the order c, pad, k, so that a serial prepare
-    -- writes the same rows as sysbench does.
+    -- writes the same rows as sysbench does. The functions are looked up
+    -- once per table, not once per row (a script may still replace
+    -- get_c_value and the others before it calls create_table).
+    local c_value, pad_value, default = get_c_value, get_pad_value, rand.default
+    local format, bulk_next = string.format, con.bulk_insert_next
     if opt.auto_inc then
       con:bulk_insert_init(string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num))
       for _ = 1, rows do
-        local c, pad = get_c_value(), get_pad_value()
-        local k = sysbench.rand.default(1, rows)
-        con:bulk_insert_next(string.format("(%d, '%s', '%s')", k, c, pad))
+        local c, pad = c_value(), pad_value()
+        local k = default(1, rows)
+        bulk_next(con, format("(%d, '%s', '%s')", k, c, pad))
       end
     else
       con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
       for id = 1, rows do
-        local c, pad = get_c_value(), get_pad_value()
-        local k = sysbench.rand.default(1, rows)
-        con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", id, k, c, pad))
+        local c, pad = c_value(), pad_value()
+        local k = default(1, rows)
+        bulk_next(con, format("(%d, %d, '%s', '%s')", id, k, c, pad))
       end
     end
     con:bulk_insert_done()

@@ -228,6 +228,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		seed = uint64(time.Now().Unix())
 	}
 	script.Configure(randOpts, seed)
+	tuneGC(general.Threads)
 
 	if !cl.HasCommand {
 		return 0
@@ -314,6 +315,24 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 		}
 	}()
 	return r.Execute(script)
+}
+
+// smallRunThreads is the largest --threads for which tuneGC trades memory
+// for CPU: the Lua states of 64 workers hold about 15 MB.
+const smallRunThreads = 64
+
+// tuneGC lets the heap grow to five times what is live, rather than
+// twice, when the workers are few, unless GOGC is set. A benchmark client
+// allocates fast and keeps little (a few MB for a handful of Lua states),
+// so at Go's default the collector would run many times a second, with
+// its write barriers and preemption signals slowing the interpreter: a
+// single-threaded prepare spends about a quarter of its CPU on it. With
+// thousands of workers, memory is the scarce resource and the default
+// stays.
+func tuneGC(threads int) {
+	if os.Getenv("GOGC") == "" && threads <= smallRunThreads {
+		debug.SetGCPercent(400)
+	}
 }
 
 // printUsageError prints an option error on the stream sysbench uses for

@@ -271,3 +271,35 @@ func comCounters(t *testing.T, admin *sql.DB) map[string]int64 {
 	}
 	return out
 }
+
+// TestMySQLPipelinedBulkInsert: outside the run command a bulk INSERT is
+// sent while the next one is built. Every row arrives, an operation on
+// the connection waits for the INSERT in flight, and an error in a
+// pipelined INSERT stops the command as a synchronous one would.
+func TestMySQLPipelinedBulkInsert(t *testing.T) {
+	needMySQL(t)
+	ok := runBinary(t, sbgoBinary, withArgs(mysqlArgs, "bulk_pipeline.lua", "prepare")...)
+	if ok.code != 0 || !strings.Contains(ok.stdout, "rows: 3000\n") {
+		t.Fatalf("exit %d, want 0 and 3000 rows:\n%s%s", ok.code, ok.stdout, ok.stderr)
+	}
+	m := regexp.MustCompile(`rows at 1200: (\d+)`).FindStringSubmatch(ok.stdout)
+	if m == nil {
+		t.Fatalf("no count at row 1200:\n%s", ok.stdout)
+	}
+	// Each 512 KiB INSERT holds about 570 of these rows: two are done.
+	if n, _ := strconv.Atoi(m[1]); n < 1100 || n >= 1200 {
+		t.Errorf("%d rows seen at row 1200, want the two INSERTs sent before it", n)
+	}
+
+	dup := runBinary(t, sbgoBinary, withArgs(mysqlArgs, "bulk_pipeline.lua", "--dup_at=10", "prepare")...)
+	text := dup.stdout + dup.stderr
+	if dup.code != 1 {
+		t.Errorf("exit %d with a duplicate key in the first INSERT, want 1:\n%s", dup.code, text)
+	}
+	if !strings.Contains(text, "FATAL: mysql_drv_query() returned error 1062 (Duplicate entry '9' for key 'PRIMARY')") {
+		t.Errorf("no FATAL line for the duplicate key:\n%s", text)
+	}
+	if strings.Contains(text, "rows at 1200") {
+		t.Errorf("the command went on after the failed INSERT:\n%s", text)
+	}
+}

@@ -17,11 +17,14 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -336,11 +339,48 @@ func (d *Driver) dial(ctx context.Context, ep endpoint) (driver.Conn, error) {
 	if err != nil {
 		return nil, connectError(err, ep)
 	}
-	mc, err := connector.Connect(ctx)
-	if err != nil {
-		return nil, connectError(err, ep)
+	delay := connectRetryDelay
+	for attempt := 1; ; attempt++ {
+		mc, err := connector.Connect(ctx)
+		if err == nil {
+			return mc, nil
+		}
+		if attempt == connectAttempts || !droppedDuringHandshake(err) || ctx.Err() != nil {
+			return nil, connectError(err, ep)
+		}
+		d.log.Logf(engine.LevelDebug, "connection to %s dropped before the session started (%v), retrying", ep.describe(), err)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, connectError(ctx.Err(), ep)
+		}
+		delay *= 2
 	}
-	return mc, nil
+}
+
+// A server that accepts thousands of connections at once (--threads in
+// the thousands all connecting in thread_init) may reset some of them
+// before its greeting, when its accept backlog overflows. Nothing has
+// happened on such a connection yet, so it is tried again: up to
+// connectAttempts times, waiting connectRetryDelay, then twice as long
+// each time (about 1.5 s in all).
+const (
+	connectAttempts   = 5
+	connectRetryDelay = 100 * time.Millisecond
+)
+
+// droppedDuringHandshake reports whether a connection attempt failed
+// because the server closed or reset the connection, rather than with an
+// error the server sent (wrong password, unknown database, too many
+// connections), which would fail again.
+func droppedDuringHandshake(err error) bool {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		return false
+	}
+	return errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // debugLogger sends go-sql-driver's own messages (which it would print

@@ -9,7 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -651,5 +654,75 @@ func BenchmarkPointSelect(b *testing.B) {
 			b.Fatalf("Next: %v %v", ok, err)
 		}
 		res.Rows.Close()
+	}
+}
+
+// TestConnectRetriesDroppedHandshakes stands a listener in front of the
+// server that resets the first connections before the server's greeting,
+// as an overflowing accept backlog does when thousands of threads connect
+// at once: Connect tries again and gets its session. A listener that
+// resets every connection fails after connectAttempts attempts.
+func TestConnectRetriesDroppedHandshakes(t *testing.T) {
+	dbName := scratchDB(t)
+	for _, tt := range []struct {
+		name     string
+		drops    int64
+		wantConn bool
+	}{
+		{"two dropped", 2, true},
+		{"all dropped", 1 << 30, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var accepted atomic.Int64
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					if accepted.Add(1) <= tt.drops {
+						c.(*net.TCPConn).SetLinger(0) // RST, not FIN
+						c.Close()
+						continue
+					}
+					up, err := net.Dial("tcp", "127.0.0.1:3306")
+					if err != nil {
+						c.Close()
+						continue
+					}
+					go func() { io.Copy(up, c); up.Close() }()
+					go func() { io.Copy(c, up); c.Close() }()
+				}
+			}()
+			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+			d, _ := newDriver(t, "mysql-host", "127.0.0.1", "mysql-port", port, "mysql-user", "root", "mysql-db", dbName)
+			c, err := d.Connect(context.Background())
+			if tt.wantConn {
+				if err != nil {
+					t.Fatalf("Connect after %d dropped attempts: %v", tt.drops, err)
+				}
+				defer c.Close()
+				mustQuery(t, c, "SELECT 1")
+				if got := accepted.Load(); got != tt.drops+1 {
+					t.Errorf("%d connections, want %d", got, tt.drops+1)
+				}
+				return
+			}
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded through a listener that resets every connection")
+			}
+			if got := accepted.Load(); got != connectAttempts {
+				t.Errorf("%d attempts, want %d", got, connectAttempts)
+			}
+			if e := asDBError(t, err); e.Errno == 0 {
+				t.Errorf("error without a MySQL errno: %v", err)
+			}
+		})
 	}
 }
