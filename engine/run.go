@@ -88,14 +88,19 @@ type Config struct {
 	// its answer arrives. With a spare P always idle, sysmon leaves the
 	// blocked worker's P alone and the worker resumes at once, as a C
 	// client's thread does. The operating system, not the runtime, then
-	// shares the CPUs between the workers.
+	// shares the CPUs between the workers. It applies only to small runs
+	// (see osThreadWorkersPerCPU).
 	OSThreadPerWorker bool
 }
 
-// maxOSThreadWorkers bounds OSThreadPerWorker: beyond it the run keeps the
-// default GOMAXPROCS, since thousands of Ps cost memory (a cache per P)
-// and a garbage collection pass starts a mark worker per P.
-const maxOSThreadWorkers = 1024
+// osThreadWorkersPerCPU bounds OSThreadPerWorker: it applies up to this
+// many workers per CPU. Beyond that, with more Ps than CPUs, the
+// scheduler's own work (idle Ps searched for work, threads woken to run
+// them) costs more than it saves: with 2 CPUs and blocking MySQL
+// sessions, client CPU per point select was 10-25 % lower with OS
+// threads at 2 and 4 workers, the same at 8, and about 1.5x higher from
+// 16 workers on, where Go's default (GOMAXPROCS = CPUs) matched sysbench.
+const osThreadWorkersPerCPU = 2
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
@@ -454,7 +459,7 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 
 // lockWorkers tells whether the workers own OS threads (Config.OSThreadPerWorker).
 func (r *Run) lockWorkers() bool {
-	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= maxOSThreadWorkers
+	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= osThreadWorkersPerCPU*runtime.NumCPU()
 }
 
 func firstLine(s string) string {

@@ -346,7 +346,7 @@ func TestLatencyIsMeasured(t *testing.T) {
 // processor beside the workers during the run, and that it is restored.
 func TestOSThreadPerWorker(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
-	const threads = 3
+	threads := min(3, osThreadWorkersPerCPU*runtime.NumCPU())
 	var mu sync.Mutex
 	tids := map[int]int{}   // worker -> OS thread of its first event
 	moved := map[int]bool{} // worker -> seen on another OS thread
@@ -378,5 +378,23 @@ func TestOSThreadPerWorker(t *testing.T) {
 	}
 	if after := runtime.GOMAXPROCS(0); after != before {
 		t.Errorf("GOMAXPROCS after the run: %d, want %d restored", after, before)
+	}
+
+	// Above osThreadWorkersPerCPU workers per CPU the runtime's default
+	// stays.
+	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
+	procs = map[int]bool{}
+	tids = map[int]int{}
+	w.event = func(tid, n int) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		procs[runtime.GOMAXPROCS(0)] = true
+		return false, nil
+	}
+	if code, out := execute(t, Config{Threads: many, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if len(procs) != 1 || !procs[before] {
+		t.Errorf("GOMAXPROCS with %d workers: %v, want %d unchanged", many, procs, before)
 	}
 }
