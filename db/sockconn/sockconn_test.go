@@ -426,3 +426,61 @@ func stalledListener(t *testing.T) string {
 	t.Skip("the listener's queue never filled")
 	return ""
 }
+
+// TestSmallReadsShareOneSystemCall: a result that has arrived whole is
+// handed out to small reads (a driver's 4 KB buffer) from what one
+// read(2) brought, byte for byte, and a read as large as the buffer goes
+// to the socket directly.
+func TestSmallReadsShareOneSystemCall(t *testing.T) {
+	payload := make([]byte, 3*readBufferSize)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	addr, accepted := server(t, "tcp", func(net.Conn) {})
+	c := dial(t, "tcp", addr)
+	peer := <-accepted
+	half := readBufferSize / 2
+	if _, err := peer.Write(payload[:half]); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 100)
+	if n, err := io.ReadFull(c, first); n != 100 || err != nil {
+		t.Fatalf("Read = %d, %v", n, err)
+	}
+	// Loopback delivers a small write in one segment: the first read took
+	// it all.
+	if got := c.readEnd - c.readPos; got != half-100 {
+		t.Errorf("%d bytes buffered after the first read, want %d", got, half-100)
+	}
+	if _, err := peer.Write(payload[half:]); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]byte{}, first...)
+	small := make([]byte, 4096)
+	for len(got) < len(payload)-readBufferSize {
+		n, err := c.Read(small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, small[:n]...)
+	}
+	big := make([]byte, readBufferSize)
+	for len(got) < len(payload) {
+		if c.readPos < c.readEnd {
+			n, _ := c.Read(small)
+			got = append(got, small[:n]...)
+			continue
+		}
+		n, err := c.Read(big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.readPos != c.readEnd {
+			t.Fatalf("a %d-byte read went through the buffer", len(big))
+		}
+		got = append(got, big[:n]...)
+	}
+	if !bytes.Equal(got, payload) {
+		t.Fatal("the bytes read differ from the bytes written")
+	}
+}
