@@ -79,6 +79,26 @@ func appendLuaFormat(L *lua.LState, b []byte, format string, firstArg int, fname
 			i += 2
 			continue
 		}
+		if i+1 < len(format) && arg <= top {
+			// The conversions of SQL text, %d of a number and %s of a
+			// string, skip the general parser.
+			switch v := L.Get(arg).(type) {
+			case lua.LNumber:
+				if c := format[i+1]; c == 'd' || c == 'i' {
+					b = strconv.AppendInt(b, truncInt64(float64(v)), 10)
+					i += 2
+					arg++
+					continue
+				}
+			case lua.LString:
+				if format[i+1] == 's' {
+					b = append(b, v...)
+					i += 2
+					arg++
+					continue
+				}
+			}
+		}
 		var spec formatSpec
 		var ok bool
 		specStart := i
