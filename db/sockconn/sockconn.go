@@ -69,7 +69,9 @@ type Conn struct {
 	// what its caller asked for. A database driver reads through a small
 	// buffer of its own (go-sql-driver: 4 KB), so a result of many rows
 	// would otherwise cost a system call per 4 KB; a C client reads it
-	// with one. Allocated on the first small read.
+	// with one. Allocated once a read fills its caller's buffer: sessions
+	// that only ever get small answers (point selects) do without, which
+	// matters with thousands of them.
 	readMu           sync.Mutex
 	readBuf          []byte
 	readPos, readEnd int
@@ -119,11 +121,14 @@ func (c *Conn) Read(b []byte) (int, error) {
 		c.readPos += n
 		return n, nil
 	}
-	if len(b) >= readBufferSize {
-		return c.readFD(b)
-	}
-	if c.readBuf == nil {
-		c.readBuf = make([]byte, readBufferSize)
+	if c.readBuf == nil || len(b) >= readBufferSize {
+		n, err := c.readFD(b)
+		if n == len(b) && c.readBuf == nil && len(b) < readBufferSize {
+			// The answer filled the caller's buffer, so answers on this
+			// session can be larger than it: buffer from now on.
+			c.readBuf = make([]byte, readBufferSize)
+		}
+		return n, err
 	}
 	n, err := c.readFD(c.readBuf)
 	if err != nil {

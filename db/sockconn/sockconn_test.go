@@ -427,10 +427,10 @@ func stalledListener(t *testing.T) string {
 	return ""
 }
 
-// TestSmallReadsShareOneSystemCall: a result that has arrived whole is
-// handed out to small reads (a driver's 4 KB buffer) from what one
-// read(2) brought, byte for byte, and a read as large as the buffer goes
-// to the socket directly.
+// TestSmallReadsShareOneSystemCall: once an answer has filled a read, a
+// result that has arrived whole is handed out to small reads (a driver's
+// 4 KB buffer) from what one read(2) brought, byte for byte, and a read
+// as large as the buffer goes to the socket directly.
 func TestSmallReadsShareOneSystemCall(t *testing.T) {
 	payload := make([]byte, 3*readBufferSize)
 	for i := range payload {
@@ -439,6 +439,22 @@ func TestSmallReadsShareOneSystemCall(t *testing.T) {
 	addr, accepted := server(t, "tcp", func(net.Conn) {})
 	c := dial(t, "tcp", addr)
 	peer := <-accepted
+
+	// Answers that fit the caller's buffer are read without one.
+	if _, err := peer.Write([]byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(make([]byte, 8)); n != 2 || err != nil || c.readBuf != nil {
+		t.Fatalf("Read = %d, %v; buffer allocated: %v", n, err, c.readBuf != nil)
+	}
+	// One that fills it turns buffering on.
+	if _, err := peer.Write([]byte("12345678")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.ReadFull(c, make([]byte, 8)); n != 8 || err != nil || c.readBuf == nil {
+		t.Fatalf("Read = %d, %v; buffer allocated: %v", n, err, c.readBuf != nil)
+	}
+
 	half := readBufferSize / 2
 	if _, err := peer.Write(payload[:half]); err != nil {
 		t.Fatal(err)
