@@ -457,9 +457,13 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 	}
 }
 
+// OSThreadWorkers is the largest --threads for which Config.OSThreadPerWorker
+// gives the workers OS threads of their own on this machine.
+func OSThreadWorkers() int { return osThreadWorkersPerCPU * runtime.NumCPU() }
+
 // lockWorkers tells whether the workers own OS threads (Config.OSThreadPerWorker).
 func (r *Run) lockWorkers() bool {
-	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= osThreadWorkersPerCPU*runtime.NumCPU()
+	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= OSThreadWorkers()
 }
 
 func firstLine(s string) string {

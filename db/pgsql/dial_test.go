@@ -1,9 +1,11 @@
 package pgsql
 
 import (
+	"strconv"
 	"testing"
 
 	"sbgo/db/sockconn"
+	"sbgo/engine"
 )
 
 func TestIOModeOption(t *testing.T) {
@@ -13,8 +15,11 @@ func TestIOModeOption(t *testing.T) {
 		blocking bool
 		wantErr  string
 	}{
-		// The poller is the default for PostgreSQL (see ioModeOption).
-		{"default", nil, false, ""},
+		// auto, the default, blocks while the workers own OS threads
+		// (see ioModeOption).
+		{"default", nil, true, ""},
+		{"auto, few threads", map[string]string{"pgsql-io-mode": "auto", "threads": strconv.Itoa(engine.OSThreadWorkers())}, true, ""},
+		{"auto, many threads", map[string]string{"threads": strconv.Itoa(engine.OSThreadWorkers() + 1)}, false, ""},
 		{"blocking", map[string]string{"pgsql-io-mode": "blocking"}, true, ""},
 		{"poller", map[string]string{"pgsql-io-mode": "poller"}, false, ""},
 		{"junk", map[string]string{"pgsql-io-mode": "epoll"}, false, "Invalid value for --pgsql-io-mode: 'epoll'"},

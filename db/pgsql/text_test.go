@@ -94,7 +94,8 @@ func testOptions(t testing.TB, set map[string]string) *engine.Options {
 	if err := o.Register(Factory{}.Options()...); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Register(engine.Option{Name: "db-ps-mode", Type: engine.ArgString, Default: engine.Default("auto")}); err != nil {
+	if err := o.Register(engine.Option{Name: "db-ps-mode", Type: engine.ArgString, Default: engine.Default("auto")},
+		engine.Option{Name: "threads", Type: engine.ArgInt, Default: engine.Default("1")}); err != nil {
 		t.Fatal(err)
 	}
 	for name, value := range set {
