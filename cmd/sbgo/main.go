@@ -317,21 +317,34 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 	return r.Execute(script)
 }
 
-// smallRunThreads is the largest --threads for which tuneGC trades memory
-// for CPU: the Lua states of 64 workers hold about 15 MB.
-const smallRunThreads = 64
+// Thread counts at which tuneGC changes the collector's pace.
+const (
+	// smallRunThreads: the Lua states of 64 workers hold about 15 MB.
+	smallRunThreads = 64
+	// largeRunThreads: from here the Lua states hold 250 MB and more.
+	largeRunThreads = 1024
+)
 
-// tuneGC lets the heap grow to five times what is live, rather than
-// twice, when the workers are few, unless GOGC is set. A benchmark client
-// allocates fast and keeps little (a few MB for a handful of Lua states),
-// so at Go's default the collector would run many times a second, with
-// its write barriers and preemption signals slowing the interpreter: a
-// single-threaded prepare spends about a quarter of its CPU on it. With
-// thousands of workers, memory is the scarce resource and the default
-// stays.
+// tuneGC sets how far the heap may grow past what is live before the
+// next collection, unless GOGC is set. A benchmark client allocates fast
+// and keeps little: with few workers (a few MB live) Go's default of
+// twice the live heap would collect many times a second, its write
+// barriers and preemption signals slowing the interpreter (a
+// single-threaded prepare spent about a quarter of its CPU there), so the
+// heap may grow to five times what is live. With thousands of workers
+// the workers' Lua states are nearly all of the heap and live for the
+// whole run, so memory is what is scarce: the heap grows by a quarter
+// only. A collection then costs a pass over all the states, but the
+// garbage per event is small and collections are seconds apart.
 func tuneGC(threads int) {
-	if os.Getenv("GOGC") == "" && threads <= smallRunThreads {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	switch {
+	case threads <= smallRunThreads:
 		debug.SetGCPercent(400)
+	case threads >= largeRunThreads:
+		debug.SetGCPercent(25)
 	}
 }
 
