@@ -108,6 +108,12 @@ func hasReturning(q string) bool {
 // names); a doubled quote needs no care, being two quoted texts in a row.
 func skipQuoted(q string, i int) int {
 	quote := q[i]
+	// Most quoted texts hold no backslash: find the closing quote with
+	// IndexByte, which scans many bytes at a time (a 512 KiB bulk INSERT
+	// is almost all string literals).
+	if end := strings.IndexByte(q[i+1:], quote); end >= 0 && (quote == '`' || strings.IndexByte(q[i+1:i+1+end], '\\') < 0) {
+		return i + 1 + end + 1
+	}
 	for i++; i < len(q); i++ {
 		switch q[i] {
 		case '\\':
