@@ -815,3 +815,41 @@ func BenchmarkRandString(b *testing.B) {
 		buf = r.String(buf[:0], randOltpCTemplate)
 	}
 }
+
+// TestRandStringMatchesUniform: String's inlined generator draws exactly
+// what Uniform('0', '9') and Uniform('a', 'z') draw, character by
+// character, and leaves the generator where they would.
+func TestRandStringMatchesUniform(t *testing.T) {
+	opts := DefaultRandOptions()
+	templates := []string{
+		"###########-###########-###########-###########-###########-###########-###########-###########-###########-###########",
+		"@@@@-####-ab#@", "", "no draws", "##\x00##@@", "\x00",
+	}
+	for seed := uint64(1); seed <= 50; seed++ {
+		for _, tmpl := range templates {
+			fast, slow := NewRand(seed, &opts), NewRand(seed, &opts)
+			got := fast.String([]byte("prefix"), tmpl)
+			want := []byte("prefix")
+			for i := 0; i < len(tmpl); i++ {
+				switch c := tmpl[i]; c {
+				case '#':
+					want = append(want, byte(slow.Uniform('0', '9')))
+				case '@':
+					want = append(want, byte(slow.Uniform('a', 'z')))
+				case 0:
+					for ; i < len(tmpl); i++ {
+						want = append(want, 0)
+					}
+				default:
+					want = append(want, c)
+				}
+			}
+			if string(got) != string(want) {
+				t.Fatalf("seed %d, template %q: %q, want %q", seed, tmpl, got, want)
+			}
+			if fast.Uint64() != slow.Uint64() {
+				t.Fatalf("seed %d, template %q: generators differ afterwards", seed, tmpl)
+			}
+		}
+	}
+}
