@@ -950,7 +950,6 @@ func (r *luaResult) object(L *lua.LState) *lua.LUserData {
 		if st.resultMT == nil {
 			st.resultMT = L.GetTypeMetatable(sqlResultType)
 		}
-
 		ud := L.NewUserData()
 		ud.Value = r
 		ud.Metatable = st.resultMT

@@ -407,14 +407,8 @@ local function execute_by_id(kind)
   local opt = sb.opt
   local t = rand.uniform(1, opt.tables)
   local s, id = stmt[t][kind], param[t][kind][1]
-  local n = opt[kind]
-  if n == 1 then
-    id:set(rand.default(1, opt.table_size))
-    s:execute()
-    return
-  end
   local set, execute, default, size = id.set, s.execute, rand.default, opt.table_size
-  for _ = 1, n do
+  for _ = 1, opt[kind] do
     set(id, default(1, size))
     execute(s)
   end
