@@ -51,6 +51,14 @@ type conn struct {
 
 	cur *rows // the open result, closed by the next call
 
+	// w reads and writes prepared statements' commands itself (see
+	// wire.go); nil when go-sql-driver carries them. wcur is its open
+	// result, and wmore says that more results of the last command
+	// follow (a CALL's).
+	w     *wire
+	wcur  *wireRows
+	wmore bool
+
 	// Reused by every row of every result: the driver's values, the
 	// text of the values that are not text already, and where each is.
 	dest  []driver.Value
@@ -60,6 +68,11 @@ type conn struct {
 
 // open dials the session for c.ep.
 func (c *conn) open(ctx context.Context) error {
+	var hc *handshakeCapture
+	if c.d.set.blocking {
+		hc = new(handshakeCapture)
+		ctx = context.WithValue(ctx, captureKey{}, hc)
+	}
 	dc, err := c.d.dial(ctx, c.ep)
 	if err != nil {
 		return err
@@ -70,6 +83,7 @@ func (c *conn) open(ctx context.Context) error {
 		return &ConnectError{Err: clientError(crUnknownError, "go-sql-driver connection lacks a needed method"), Endpoint: c.ep.describe()}
 	}
 	c.mc = mc
+	c.w = newWire(hc)
 	return nil
 }
 
@@ -105,6 +119,12 @@ func (c *conn) classify(e *db.Error, logIgnored bool) error {
 func (c *conn) release() {
 	if c.cur != nil {
 		c.cur.Close()
+	}
+	if c.wcur != nil {
+		c.wcur.Close()
+	}
+	if c.wmore {
+		c.drainResults()
 	}
 }
 
@@ -175,6 +195,9 @@ func (c *conn) rowsResult(dr driver.Rows) db.Result {
 // without columns in between, so only result sets are seen; after a
 // statement of the exec path there is none (its results were read).
 func (c *conn) NextResult(ctx context.Context) (db.Result, bool, error) {
+	if c.wcur != nil || c.wmore {
+		return c.nextWireResult()
+	}
 	r := c.cur
 	if r == nil {
 		return db.Result{}, false, nil
@@ -213,6 +236,9 @@ func (c *conn) Prepare(ctx context.Context, query string, _ []db.ParamType) (db.
 	}
 	if c.mc == nil {
 		return nil, c.fail(driver.ErrBadConn, false)
+	}
+	if c.w != nil {
+		return c.prepareWire(ctx, query)
 	}
 	ds, err := c.mc.PrepareContext(ctx, query)
 	if err != nil {
@@ -254,6 +280,14 @@ func (c *conn) Close() error {
 }
 
 func (c *conn) closeSession() {
+	if c.w != nil {
+		// Nothing more is read from it: the session may be broken.
+		c.w = nil
+		c.wmore = false
+		if c.wcur != nil {
+			c.wcur.done = true
+		}
+	}
 	c.release()
 	if c.mc == nil {
 		return

@@ -29,7 +29,6 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"sbgo/db"
-	"sbgo/db/sockconn"
 	"sbgo/engine"
 )
 
@@ -309,7 +308,7 @@ func (d *Driver) config(ep endpoint) *gomysql.Config {
 	if d.set.blocking {
 		// The same dialer and errors as go-sql-driver's own, on a
 		// blocking socket (see dial.go).
-		cfg.DialFunc = sockconn.Dial
+		cfg.DialFunc = dialBlocking
 	}
 	if d.set.tls != nil {
 		cfg.TLS = d.set.tls.Clone()

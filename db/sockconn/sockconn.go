@@ -116,9 +116,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 	c.readMu.Lock()
 	defer c.readMu.Unlock()
-	if c.readPos < c.readEnd {
-		n := copy(b, c.readBuf[c.readPos:c.readEnd])
-		c.readPos += n
+	if n, ok := c.takeBuffered(b); ok {
 		return n, nil
 	}
 	if c.readBuf == nil || len(b) >= readBufferSize {
@@ -136,6 +134,33 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 	c.readPos, c.readEnd = copy(b, c.readBuf[:n]), n
 	return c.readPos, nil
+}
+
+// ReadUnbuffered is Read for a caller that reads through a buffer of its
+// own (sbgo's MySQL protocol reader): what Read had buffered comes first,
+// then one read(2) straight into b, and Conn never allocates its own
+// buffer for it.
+func (c *Conn) ReadUnbuffered(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	if n, ok := c.takeBuffered(b); ok {
+		return n, nil
+	}
+	return c.readFD(b)
+}
+
+// takeBuffered copies into b what the read buffer holds, if anything.
+// The caller holds readMu.
+func (c *Conn) takeBuffered(b []byte) (int, bool) {
+	if c.readPos == c.readEnd {
+		return 0, false
+	}
+	n := copy(b, c.readBuf[c.readPos:c.readEnd])
+	c.readPos += n
+	return n, true
 }
 
 // readFD is one read(2) into b, retried after a signal or a timeout that

@@ -500,3 +500,51 @@ func TestSmallReadsShareOneSystemCall(t *testing.T) {
 		t.Fatal("the bytes read differ from the bytes written")
 	}
 }
+
+func TestReadUnbufferedDrainsThenReadsDirectly(t *testing.T) {
+	addr, accepted := server(t, "tcp", func(net.Conn) {})
+	c := dial(t, "tcp", addr)
+	peer := <-accepted
+
+	// Read buffers what a read brings beyond its caller's buffer ...
+	if _, err := peer.Write([]byte("12345678")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.ReadFull(c, make([]byte, 8)); n != 8 || err != nil {
+		t.Fatalf("Read = %d, %v", n, err)
+	}
+	if _, err := peer.Write([]byte("abcdefgh")); err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 3)
+	if n, err := io.ReadFull(c, head); n != 3 || err != nil || string(head) != "abc" {
+		t.Fatalf("Read = %d %q, %v", n, head, err)
+	}
+	// ... which ReadUnbuffered hands over first, then reads itself.
+	rest := make([]byte, 64)
+	if n, err := c.ReadUnbuffered(rest); err != nil || string(rest[:n]) != "defgh" {
+		t.Fatalf("ReadUnbuffered = %q, %v; want the buffered defgh", rest[:n], err)
+	}
+	if _, err := peer.Write([]byte("xyz")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.ReadUnbuffered(rest); err != nil || string(rest[:n]) != "xyz" {
+		t.Fatalf("ReadUnbuffered = %q, %v; want xyz", rest[:n], err)
+	}
+	if c.readPos != c.readEnd {
+		t.Errorf("ReadUnbuffered left %d bytes in the buffer", c.readEnd-c.readPos)
+	}
+	// A small buffer filled by ReadUnbuffered does not start buffering.
+	fresh := dial(t, "tcp", addr)
+	peer2 := <-accepted
+	if _, err := peer2.Write([]byte("0123")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.ReadFull(readerFunc(fresh.ReadUnbuffered), make([]byte, 4)); n != 4 || err != nil || fresh.readBuf != nil {
+		t.Fatalf("ReadUnbuffered = %d, %v; buffer allocated: %v", n, err, fresh.readBuf != nil)
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(b []byte) (int, error) { return f(b) }

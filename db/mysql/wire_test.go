@@ -1,0 +1,301 @@
+package mysql
+
+// Tests of sbgo's own prepared-statement protocol (wire.go), against the
+// server on 127.0.0.1:3306 like server_test.go.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"sbgo/db"
+)
+
+func mustPrepare(t testing.TB, c db.Conn, q string) db.Stmt {
+	t.Helper()
+	st, err := c.Prepare(context.Background(), q, nil)
+	if err != nil {
+		t.Fatalf("Prepare %s: %v", q, err)
+	}
+	return st
+}
+
+func mustExecute(t testing.TB, st db.Stmt, args ...db.Value) db.Result {
+	t.Helper()
+	res, err := st.Execute(context.Background(), args)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	return res
+}
+
+func intArg(v int64) db.Value { return db.Value{Type: db.ParamInt, I: v} }
+
+// Sessions over a blocking socket without TLS or compression prepare
+// through the wire; the others keep go-sql-driver's statements.
+func TestWhoCarriesStatements(t *testing.T) {
+	name := scratchDB(t)
+	tests := []struct {
+		name string
+		kv   []string
+		wire bool
+	}{
+		{"blocking", nil, true},
+		{"socket", []string{"mysql-host", "localhost"}, true},
+		{"poller", []string{"mysql-io-mode", "poller"}, false},
+		{"compression", []string{"mysql-compression", "on"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := connect(t, name, tt.kv...)
+			st := mustPrepare(t, c, "SELECT ? + 1")
+			if _, isWire := st.(*wireStmt); isWire != tt.wire {
+				t.Errorf("statement %T, want the wire's: %v", st, tt.wire)
+			}
+			if got := fetchAll(t, mustExecute(t, st, intArg(41)).Rows); fmt.Sprint(got) != "[[42]]" {
+				t.Errorf("SELECT 41 + 1 = %q", got)
+			}
+		})
+	}
+}
+
+// Results larger than the read buffer, fetched or skipped, leave the
+// session in step; values are those the text protocol shows.
+func TestWireLargeResults(t *testing.T) {
+	name := scratchDB(t)
+	c, _ := connect(t, name)
+	mustQuery(t, c, "CREATE TABLE big (id INT PRIMARY KEY, c VARCHAR(200), b MEDIUMBLOB)")
+	ins := mustPrepare(t, c, "INSERT INTO big VALUES (?, ?, ?)")
+	blob := bytes.Repeat([]byte("0123456789abcdef"), 10000) // 160 KB, ten times the buffer
+	for i := 1; i <= 300; i++ {
+		b := []byte(nil)
+		if i == 150 {
+			b = blob
+		}
+		args := []db.Value{intArg(int64(i)), {Type: db.ParamString, S: []byte(strings.Repeat("c", i%200))}, {Type: db.ParamString, S: b, Null: b == nil}}
+		if res := mustExecute(t, ins, args...); res.Affected != 1 {
+			t.Fatalf("insert %d: %d affected", i, res.Affected)
+		}
+	}
+	sel := mustPrepare(t, c, "SELECT id, c, b FROM big WHERE id BETWEEN ? AND ? ORDER BY id")
+	count := mustPrepare(t, c, "SELECT COUNT(*) FROM big WHERE id > ?")
+	for round := range 3 {
+		// Skipped: the next statement's answer must be its own.
+		mustExecute(t, sel, intArg(1), intArg(300))
+		if got := fetchAll(t, mustExecute(t, count, intArg(100)).Rows); fmt.Sprint(got) != "[[200]]" {
+			t.Fatalf("round %d: count after a skipped result: %q", round, got)
+		}
+		rows := fetchAll(t, mustExecute(t, sel, intArg(1), intArg(300)).Rows)
+		if len(rows) != 300 {
+			t.Fatalf("round %d: %d rows, want 300", round, len(rows))
+		}
+		for i, r := range rows {
+			id := i + 1
+			wantB := "NULL"
+			if id == 150 {
+				wantB = string(blob)
+			}
+			if r[0] != strconv.Itoa(id) || r[1] != strings.Repeat("c", id%200) || r[2] != wantB {
+				t.Fatalf("round %d: row %d = %.40q", round, id, r)
+			}
+		}
+	}
+}
+
+// A CALL's results: NextResult steps through the result sets; left
+// unread, they are skipped before the next command.
+func TestWireCallResults(t *testing.T) {
+	name := scratchDB(t)
+	c, _ := connect(t, name)
+	mustQuery(t, c, "CREATE PROCEDURE two(n INT) BEGIN SELECT n; SELECT n + 1, 'x'; END")
+	call := mustPrepare(t, c, "CALL two(?)")
+	res := mustExecute(t, call, intArg(7))
+	if res.Rows == nil {
+		t.Fatal("CALL: no result set")
+	}
+	if got := fetchAll(t, res.Rows); fmt.Sprint(got) != "[[7]]" {
+		t.Errorf("first result %q", got)
+	}
+	mr := c.(db.MoreResults)
+	next, ok, err := mr.NextResult(context.Background())
+	if !ok || err != nil || next.Rows == nil {
+		t.Fatalf("NextResult: ok %v, err %v", ok, err)
+	}
+	if got := fetchAll(t, next.Rows); fmt.Sprint(got) != "[[8 x]]" {
+		t.Errorf("second result %q", got)
+	}
+	if _, ok, err := mr.NextResult(context.Background()); ok || err != nil {
+		t.Errorf("third NextResult: ok %v, err %v; want none", ok, err)
+	}
+	one := mustPrepare(t, c, "SELECT 'after'")
+	for range 2 {
+		mustExecute(t, call, intArg(1)) // nothing read
+		if got := fetchAll(t, mustExecute(t, one).Rows); fmt.Sprint(got) != "[[after]]" {
+			t.Fatalf("after an unread CALL: %q", got)
+		}
+		if got := queryRows(t, c, "SELECT 'text'"); fmt.Sprint(got) != "[[text]]" {
+			t.Fatalf("text query after an unread CALL: %q", got)
+		}
+	}
+}
+
+// Changed columns reach the decoder: MariaDB sends the definitions again
+// only when they changed.
+func TestWireColumnsChange(t *testing.T) {
+	name := scratchDB(t)
+	c, _ := connect(t, name)
+	mustQuery(t, c, "CREATE TABLE t (a INT)")
+	mustQuery(t, c, "INSERT INTO t VALUES (1)")
+	sel := mustPrepare(t, c, "SELECT * FROM t")
+	for range 2 {
+		if got := fetchAll(t, mustExecute(t, sel).Rows); fmt.Sprint(got) != "[[1]]" {
+			t.Fatalf("before ALTER: %q", got)
+		}
+	}
+	mustQuery(t, c, "ALTER TABLE t ADD COLUMN d DATETIME(3) DEFAULT '2024-01-02 03:04:05.678', MODIFY a DOUBLE")
+	if got := fetchAll(t, mustExecute(t, sel).Rows); fmt.Sprint(got) != "[[1 2024-01-02 03:04:05.678]]" {
+		t.Errorf("after ALTER: %q", got)
+	}
+}
+
+// Server errors leave the session usable; the statement's other
+// executes go on.
+func TestWireServerErrors(t *testing.T) {
+	name := scratchDB(t)
+	c, _ := connect(t, name)
+	mustQuery(t, c, "CREATE TABLE u (id INT PRIMARY KEY)")
+	ins := mustPrepare(t, c, "INSERT INTO u VALUES (?)")
+	mustExecute(t, ins, intArg(1))
+	_, err := ins.Execute(context.Background(), []db.Value{intArg(1)})
+	if e := asDBError(t, err); e.Errno != 1062 || e.State != "23000" || !strings.Contains(e.Msg, "Duplicate entry '1'") || e.Kind != db.Fatal {
+		t.Fatalf("duplicate key: %+v", e)
+	}
+	if res := mustExecute(t, ins, intArg(2)); res.Affected != 1 {
+		t.Errorf("insert after an error: %+v", res)
+	}
+	// An error raised while rows are sent ends the rows with it.
+	// (a.id = 2 gives one row, a.id = 1 then fails)
+	sel := mustPrepare(t, c, "SELECT a.id, (SELECT b.id FROM u b WHERE b.id >= a.id) FROM u a ORDER BY a.id DESC")
+	res := mustExecute(t, sel)
+	if res.Rows == nil {
+		t.Fatalf("no result set")
+	}
+	row := make([][]byte, 2)
+	var rowErr error
+	var seen []string
+	for {
+		ok, err := res.Rows.Next(row)
+		if !ok {
+			rowErr = err
+			break
+		}
+		seen = append(seen, string(row[0]))
+	}
+	if fmt.Sprint(seen) != "[2]" {
+		t.Errorf("rows before the error: %q, want [2]", seen)
+	}
+	if e := asDBError(t, rowErr); e.Errno != 1242 {
+		t.Errorf("subquery error while fetching: %v, want 1242", rowErr)
+	}
+	if got := queryRows(t, c, "SELECT COUNT(*) FROM u"); fmt.Sprint(got) != "[[2]]" {
+		t.Errorf("session after an error in the rows: %q", got)
+	}
+}
+
+// A killed session fails the execute with a lost-connection error and
+// is closed; a cancelled execute closes it too.
+func TestWireLostSession(t *testing.T) {
+	name := scratchDB(t)
+	admin, _ := connect(t, name)
+	c, _ := connect(t, name, "mysql-ignore-errors", "2013,2006")
+	st := mustPrepare(t, c, "SELECT ?")
+	id := queryRows(t, c, "SELECT CONNECTION_ID()")[0][0]
+	mustQuery(t, admin, "KILL CONNECTION "+id)
+	_, err := st.Execute(context.Background(), []db.Value{intArg(1)})
+	if e := asDBError(t, err); (e.Errno != 2013 && e.Errno != 2006) || e.Kind != db.Reconnect {
+		t.Fatalf("execute on a killed session: %+v; want 2013 or 2006, reconnect", e)
+	}
+	if _, err := st.Execute(context.Background(), []db.Value{intArg(1)}); asDBError(t, err).Errno != 2056 && asDBError(t, err).Errno != 2006 {
+		t.Errorf("second execute: %v", err)
+	}
+	if err := c.Reconnect(context.Background()); err != nil {
+		t.Fatalf("Reconnect: %v", err)
+	}
+	sleep := mustPrepare(t, c, "SELECT SLEEP(?)")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = sleep.Execute(ctx, []db.Value{intArg(5)})
+	if e := asDBError(t, err); e.Errno != 2013 {
+		t.Errorf("cancelled execute: %v, want 2013", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("cancelled execute returned after %v", d)
+	}
+	if _, err := c.Query(context.Background(), "SELECT 1"); asDBError(t, err).Errno != 2006 {
+		t.Errorf("query after a cancelled execute: %v, want 2006", err)
+	}
+}
+
+// Parameters and results longer than one packet (16 MB) are split and
+// put together.
+func TestWireLongPackets(t *testing.T) {
+	name := scratchDB(t)
+	admin, _ := connect(t, name)
+	old := queryRows(t, admin, "SELECT @@GLOBAL.max_allowed_packet")[0][0]
+	mustQuery(t, admin, "SET GLOBAL max_allowed_packet = 64*1024*1024")
+	t.Cleanup(func() { admin.Query(context.Background(), "SET GLOBAL max_allowed_packet = "+old) })
+	c, _ := connect(t, name)
+	const n = 1<<24 + 1000
+	long := bytes.Repeat([]byte{'z'}, n)
+	st := mustPrepare(t, c, "SELECT LENGTH(?), REPEAT('y', ?)")
+	rows := fetchAll(t, mustExecute(t, st, db.Value{Type: db.ParamString, S: long}, intArg(n)).Rows)
+	if len(rows) != 1 || rows[0][0] != strconv.Itoa(n) || rows[0][1] != strings.Repeat("y", n) {
+		t.Fatalf("long parameter and result: %d rows, first column %.20q", len(rows), rows)
+	}
+	if got := fetchAll(t, mustExecute(t, mustPrepare(t, c, "SELECT 1")).Rows); fmt.Sprint(got) != "[[1]]" {
+		t.Errorf("after long packets: %q", got)
+	}
+}
+
+// Binary dates and times read as the text protocol writes them.
+func TestAppendBinaryTimes(t *testing.T) {
+	tests := []struct {
+		col  column
+		v    []byte
+		want string
+	}{
+		{column{typ: typeDate}, []byte{0}, "0000-00-00"},
+		{column{typ: typeDate}, []byte{4, 0xe8, 0x07, 2, 29}, "2024-02-29"},
+		{column{typ: typeDatetime}, []byte{0}, "0000-00-00 00:00:00"},
+		{column{typ: typeDatetime}, []byte{4, 0xe8, 0x07, 2, 29}, "2024-02-29 00:00:00"},
+		{column{typ: typeDatetime, decimals: 3}, []byte{7, 0xe8, 0x07, 2, 29, 13, 4, 5}, "2024-02-29 13:04:05.000"},
+		{column{typ: typeTimestamp, decimals: 6}, []byte{11, 0xe8, 0x07, 2, 29, 13, 4, 5, 0x40, 0xe2, 0x01, 0}, "2024-02-29 13:04:05.123456"},
+		{column{typ: typeDatetime, decimals: 2}, []byte{11, 0xe8, 0x07, 2, 29, 13, 4, 5, 0x40, 0xe2, 0x01, 0}, "2024-02-29 13:04:05.12"},
+		{column{typ: typeDatetime, decimals: decimalsNotSet}, []byte{11, 0xe8, 0x07, 2, 29, 13, 4, 5, 0x40, 0xe2, 0x01, 0}, "2024-02-29 13:04:05.123456"},
+		{column{typ: typeTime}, []byte{0}, "00:00:00"},
+		{column{typ: typeTime}, []byte{8, 1, 0, 0, 0, 0, 1, 2, 3}, "-01:02:03"},
+		{column{typ: typeTime}, []byte{8, 0, 34, 0, 0, 0, 22, 59, 59}, "838:59:59"},
+		{column{typ: typeTime, decimals: 1}, []byte{12, 0, 0, 0, 0, 0, 1, 2, 3, 0xa0, 0x86, 0x01, 0}, "01:02:03.1"},
+		{column{typ: typeYear}, []byte{0, 0}, "0000"},
+		{column{typ: typeYear}, []byte{0xe8, 0x07}, "2024"},
+		{column{typ: typeTiny, flags: flagUnsigned}, []byte{0xff}, "255"},
+		{column{typ: typeTiny}, []byte{0xff}, "-1"},
+		{column{typ: typeShort}, []byte{0x00, 0x80}, "-32768"},
+		{column{typ: typeInt24, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0}, "16777215"},
+		{column{typ: typeLongLong, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "18446744073709551615"},
+	}
+	for _, tt := range tests {
+		got, pos, ok := appendBinary(nil, tt.v, 0, tt.col)
+		if !ok || string(got) != tt.want || pos != len(tt.v) {
+			t.Errorf("%+v % x: %q at %d (ok %v), want %q at %d", tt.col, tt.v, got, pos, ok, tt.want, len(tt.v))
+		}
+		if _, _, ok := appendBinary(nil, tt.v[:len(tt.v)-1], 0, tt.col); ok && len(tt.v) > 1 {
+			t.Errorf("%+v % x: a truncated value was read", tt.col, tt.v)
+		}
+	}
+}
