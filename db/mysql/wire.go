@@ -440,3 +440,36 @@ func (w *wire) readColumns(n int, cols []column, keep bool) ([]column, error) {
 	}
 	return cols, nil
 }
+
+// skipRows consumes the binary rows that follow, straight from the read
+// buffer: a row is recognised by its header and first byte and stepped
+// over. It stops before the first packet that is not a whole row of one
+// packet (the end of the rows, an error, a row of 16 MB or more), which
+// readPacket then reads.
+func (w *wire) skipRows() error {
+	for {
+		r, seq := w.r, w.seq
+		for w.w-r >= 5 {
+			b := w.buf[r : r+5]
+			n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+			if b[4] != 0x00 || b[3] != seq || n >= maxPayload {
+				w.r, w.seq = r, seq
+				return nil
+			}
+			if r+4+n > w.w {
+				break
+			}
+			seq++
+			r += 4 + n
+		}
+		w.r, w.seq = r, seq
+		need := 5 // an incomplete packet is left, or none
+		if w.w-r >= 4 {
+			b := w.buf[r:]
+			need = 4 + (int(b[0]) | int(b[1])<<8 | int(b[2])<<16)
+		}
+		if err := w.fill(need); err != nil {
+			return err
+		}
+	}
+}

@@ -354,6 +354,12 @@ func (r *wireRows) Close() error {
 		c.wcur = nil
 	}
 	for !r.done {
+		if c.w != nil {
+			if err := c.w.skipRows(); err != nil {
+				r.done = true
+				return c.lost(context.Background(), noStop, err, false)
+			}
+		}
 		if p, err := r.nextPacket(); p == nil {
 			return err
 		}
