@@ -58,6 +58,7 @@ type conn struct {
 	w     *wire
 	wcur  *wireRows
 	wmore bool
+	wtext bool // the results that follow are a query's (text rows)
 
 	// Reused by every row of every result: the driver's values, the
 	// text of the values that are not text already, and where each is.
@@ -137,6 +138,9 @@ func (c *conn) Query(ctx context.Context, query string) (db.Result, error) {
 	}
 	if c.mc == nil {
 		return db.Result{}, c.fail(driver.ErrBadConn, true)
+	}
+	if c.w != nil {
+		return c.queryWire(ctx, query)
 	}
 	if returnsRows(query) {
 		var dr driver.Rows

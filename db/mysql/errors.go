@@ -38,6 +38,7 @@ const (
 	crServerLostExtended   = 2055 // CR_SERVER_LOST_EXTENDED
 	crStmtClosed           = 2056 // CR_STMT_CLOSED
 	crAuthPluginCannotLoad = 2059 // CR_AUTH_PLUGIN_CANNOT_LOAD
+	crLocalInfileRejected  = 2068 // CR_LOAD_DATA_LOCAL_INFILE_REJECTED
 )
 
 // Server error numbers the driver reacts to.
@@ -49,15 +50,16 @@ const (
 )
 
 const (
-	clientState     = "HY000" // SQLSTATE of every client error
-	msgServerGone   = "MySQL server has gone away"
-	msgServerLost   = "Lost connection to MySQL server during query"
-	msgOutOfSync    = "Commands out of sync; you can't run this command now"
-	msgTooLarge     = "Got packet bigger than 'max_allowed_packet' bytes"
-	msgMalformed    = "Malformed packet"
-	msgStmtClosed   = "Statement closed indirectly because of a preceding mysql_close() call"
-	msgNoTLS        = "SSL connection error: SSL is required but the server doesn't support it"
-	msgHandshakeEOF = "Lost connection to MySQL server at 'reading initial communication packet', system error: 0"
+	clientState            = "HY000" // SQLSTATE of every client error
+	msgServerGone          = "MySQL server has gone away"
+	msgServerLost          = "Lost connection to MySQL server during query"
+	msgOutOfSync           = "Commands out of sync; you can't run this command now"
+	msgTooLarge            = "Got packet bigger than 'max_allowed_packet' bytes"
+	msgMalformed           = "Malformed packet"
+	msgStmtClosed          = "Statement closed indirectly because of a preceding mysql_close() call"
+	msgNoTLS               = "SSL connection error: SSL is required but the server doesn't support it"
+	msgLocalInfileRejected = "LOAD DATA LOCAL INFILE file request rejected due to restrictions on access."
+	msgHandshakeEOF        = "Lost connection to MySQL server at 'reading initial communication packet', system error: 0"
 )
 
 // ignoreList is --mysql-ignore-errors: the error numbers a script

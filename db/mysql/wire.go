@@ -37,6 +37,7 @@ import (
 
 // Protocol constants (MySQL's and MariaDB's client/server protocol).
 const (
+	comQuery       = 0x03
 	comStmtPrepare = 0x16
 	comStmtExecute = 0x17
 	comStmtClose   = 0x19
@@ -364,6 +365,18 @@ func okStatus(p []byte) (affected uint64, status uint16, err error) {
 	return affected, binary.LittleEndian.Uint16(p[pos:]), nil
 }
 
+// isTextEnd reports whether p, read among text rows, ends them: 0xfe
+// starts a text row only when its first value is 16 MB or longer.
+func (w *wire) isTextEnd(p []byte) bool {
+	if len(p) == 0 || p[0] != 0xfe {
+		return false
+	}
+	if w.deprecateEOF {
+		return len(p) < maxPayload
+	}
+	return len(p) < 9
+}
+
 // isEnd reports whether p ends a result set's rows (binary rows start
 // with 0x00, so 0xfe is always the end), and the status it carries.
 func (w *wire) isEnd(p []byte) (end bool, status uint16, err error) {
@@ -441,18 +454,20 @@ func (w *wire) readColumns(n int, cols []column, keep bool) ([]column, error) {
 	return cols, nil
 }
 
-// skipRows consumes the binary rows that follow, straight from the read
-// buffer: a row is recognised by its header and first byte and stepped
-// over. It stops before the first packet that is not a whole row of one
-// packet (the end of the rows, an error, a row of 16 MB or more), which
-// readPacket then reads.
-func (w *wire) skipRows() error {
+// skipRows consumes the rows that follow, straight from the read buffer:
+// a row is recognised by its header and first byte (0x00 for a binary
+// row; for a text row anything but the 0xfe and 0xff that start the end
+// of the rows or an error) and stepped over. It stops before the first
+// packet that is not a whole row of one packet (the end of the rows, an
+// error, a row of 16 MB or more), which readPacket then reads.
+func (w *wire) skipRows(text bool) error {
 	for {
 		r, seq := w.r, w.seq
 		for w.w-r >= 5 {
 			b := w.buf[r : r+5]
 			n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
-			if b[4] != 0x00 || b[3] != seq || n >= maxPayload {
+			isRow := b[4] == 0x00 || text && b[4] < 0xfe
+			if !isRow || b[3] != seq || n >= maxPayload {
 				w.r, w.seq = r, seq
 				return nil
 			}

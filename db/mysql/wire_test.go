@@ -117,8 +117,9 @@ func TestWireCallResults(t *testing.T) {
 	if res.Rows == nil {
 		t.Fatal("CALL: no result set")
 	}
-	if got := fetchAll(t, res.Rows); fmt.Sprint(got) != "[[7]]" {
-		t.Errorf("first result %q", got)
+	row := make([][]byte, 1)
+	if ok, err := res.Rows.Next(row); !ok || err != nil || string(row[0]) != "7" {
+		t.Errorf("first result: %q, %v, %v", row, ok, err)
 	}
 	mr := c.(db.MoreResults)
 	next, ok, err := mr.NextResult(context.Background())
@@ -130,6 +131,14 @@ func TestWireCallResults(t *testing.T) {
 	}
 	if _, ok, err := mr.NextResult(context.Background()); ok || err != nil {
 		t.Errorf("third NextResult: ok %v, err %v; want none", ok, err)
+	}
+	// Closing a result ends the command's results.
+	res = mustExecute(t, call, intArg(7))
+	if err := res.Rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := mr.NextResult(context.Background()); ok || err != nil {
+		t.Errorf("NextResult after Close: ok %v, err %v; want none", ok, err)
 	}
 	one := mustPrepare(t, c, "SELECT 'after'")
 	for range 2 {
@@ -259,6 +268,45 @@ func TestWireLongPackets(t *testing.T) {
 	}
 	if got := fetchAll(t, mustExecute(t, mustPrepare(t, c, "SELECT 1")).Rows); fmt.Sprint(got) != "[[1]]" {
 		t.Errorf("after long packets: %q", got)
+	}
+	// A text row whose first value is that long starts like the end of
+	// the rows (0xfe).
+	text := queryRows(t, c, fmt.Sprintf("SELECT REPEAT('x', %d), 'end' UNION ALL SELECT 'short', 'end'", n))
+	if len(text) != 2 || text[0][0] != strings.Repeat("x", n) || text[1][0] != "short" || text[1][1] != "end" {
+		t.Errorf("long text row: %d rows", len(text))
+	}
+	mustQuery(t, c, fmt.Sprintf("SELECT REPEAT('x', %d) UNION ALL SELECT 'short'", n)) // skipped
+	if got := queryRows(t, c, "SELECT 2"); fmt.Sprint(got) != "[[2]]" {
+		t.Errorf("after a skipped long text row: %q", got)
+	}
+}
+
+// Text queries on the wire: the answer says whether there are rows, not
+// the first keyword; skipped results leave the session in step.
+func TestWireQueries(t *testing.T) {
+	name := scratchDB(t)
+	c, _ := connect(t, name)
+	mustQuery(t, c, "CREATE TABLE q (id INT PRIMARY KEY, s VARCHAR(300))")
+	for i := range 200 {
+		mustQuery(t, c, fmt.Sprintf("INSERT INTO q VALUES (%d, REPEAT('s', %d))", i, i))
+	}
+	mustQuery(t, c, "CREATE PROCEDURE bump() UPDATE q SET s = 'b' WHERE id < 3")
+	if res := mustQuery(t, c, "CALL bump()"); res.Rows != nil || res.Affected != 3 {
+		t.Errorf("CALL that updates: %+v, want 3 affected rows", res)
+	}
+	for range 2 {
+		mustQuery(t, c, "SELECT * FROM q") // not read
+		got := queryRows(t, c, "SELECT id, s FROM q WHERE id IN (2, 150) ORDER BY id")
+		if len(got) != 2 || got[0][1] != "b" || got[1][1] != strings.Repeat("s", 150) {
+			t.Fatalf("after an unread result: %.60q", got)
+		}
+	}
+	_, err := c.Query(context.Background(), "LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE q")
+	if e := asDBError(t, err); e.Errno != crLocalInfileRejected && e.Errno != 1148 && e.Errno != 4166 {
+		t.Errorf("LOAD DATA LOCAL: %v, want the request refused", err)
+	}
+	if got := queryRows(t, c, "SELECT COUNT(*) FROM q"); fmt.Sprint(got) != "[[200]]" {
+		t.Errorf("after LOAD DATA LOCAL: %q", got)
 	}
 }
 

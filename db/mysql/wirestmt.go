@@ -138,7 +138,7 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 	if err := w.send(out); err != nil {
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
-	res, err := c.readResult(&s.cols)
+	res, err := c.readResult(&s.cols, false)
 	if err != nil {
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
@@ -164,8 +164,9 @@ func appendLenenc(b []byte, n uint64) []byte {
 // result set is the conn's open one. Other errors mean the session is
 // lost. cols holds the columns of the last result set of the statement,
 // and is updated when the server sends them.
-func (c *conn) readResult(cols *[]column) (db.Result, error) {
+func (c *conn) readResult(cols *[]column, text bool) (db.Result, error) {
 	w := c.w
+	c.wtext = text
 	p, err := w.readPacket()
 	if err != nil {
 		return db.Result{}, err
@@ -187,6 +188,8 @@ func (c *conn) readResult(cols *[]column) (db.Result, error) {
 		return db.Result{Affected: n}, nil
 	case 0xff:
 		return db.Result{}, c.fail(serverError(p), true)
+	case 0xfb:
+		return db.Result{}, c.refuseLocalFile()
 	}
 	n, pos, _, ok := lenenc(p, 0)
 	if !ok || n == 0 || n > math.MaxUint16 {
@@ -196,20 +199,74 @@ func (c *conn) readResult(cols *[]column) (db.Result, error) {
 	if w.cacheMetadata && pos < len(p) {
 		follows = p[pos] != 0
 	}
-	if follows {
-		if *cols, err = w.readColumns(int(n), *cols, true); err != nil {
+	r := &wireRows{c: c, n: int(n), text: text}
+	switch {
+	case text: // text values need no column types
+		if _, err = w.readColumns(r.n, nil, false); err != nil {
 			return db.Result{}, err
 		}
-	}
-	if len(*cols) != int(n) {
-		return db.Result{}, errMalformed // no definitions known for these columns
+	case follows:
+		if *cols, err = w.readColumns(r.n, *cols, true); err != nil {
+			return db.Result{}, err
+		}
+		fallthrough
+	default:
+		if len(*cols) != r.n {
+			return db.Result{}, errMalformed // no definitions known for these columns
+		}
+		r.cols = *cols
 	}
 	if c.debug() {
 		c.logf("mysql_num_fields(%p) = %d", c, n)
 	}
-	r := &wireRows{c: c, cols: *cols}
 	c.wcur = r
 	return db.Result{Rows: r}, nil
+}
+
+// queryWire runs a text query with COM_QUERY. Its first result is the
+// answer, as in libmysqlclient: a result set, read lazily, or the rows
+// the statement changed; the results of further statements are stepped
+// through with NextResult, or skipped by the next call.
+func (c *conn) queryWire(ctx context.Context, query string) (db.Result, error) {
+	w := c.w
+	stop := c.watch(ctx)
+	if err := w.send(append(w.begin(comQuery), query...)); err != nil {
+		return db.Result{}, c.lost(ctx, stop, err, true)
+	}
+	res, err := c.readResult(nil, true)
+	if err != nil {
+		return db.Result{}, c.lost(ctx, stop, err, true)
+	}
+	stop()
+	return res, nil
+}
+
+// refuseLocalFile answers a LOAD DATA LOCAL INFILE's request for a client
+// file with no data (sbgo sends no files), reads how the server ends the
+// statement, and reports the refusal.
+func (c *conn) refuseLocalFile() error {
+	w := c.w
+	var empty [4]byte
+	putHeader(empty[:], 0, w.seq)
+	w.seq++
+	if _, err := w.nc.Write(empty[:]); err != nil {
+		return err
+	}
+	p, err := w.readPacket()
+	switch {
+	case err != nil:
+		return err
+	case len(p) > 0 && p[0] == 0xff:
+		return c.fail(serverError(p), true)
+	case len(p) > 0 && p[0] == 0x00:
+		_, status, err := okStatus(p)
+		if err != nil {
+			return err
+		}
+		c.wmore = status&statusMoreResults != 0
+		return c.classify(clientError(crLocalInfileRejected, msgLocalInfileRejected), true)
+	}
+	return errMalformed
 }
 
 // watch closes the session's socket if ctx is cancelled while a command
@@ -243,15 +300,18 @@ func (c *conn) lost(ctx context.Context, stop func() bool, err error, logIgnored
 	return c.fail(err, logIgnored)
 }
 
-// wireRows is an open binary result set of the session's wire.
+// wireRows is an open result set of the session's wire: binary rows of
+// a prepared statement, or text rows of a query.
 type wireRows struct {
 	c      *conn
-	cols   []column
+	n      int      // columns
+	cols   []column // their types, for binary rows
+	text   bool
 	done   bool // all rows read, or reading failed
 	closed bool
 }
 
-func (r *wireRows) NumFields() int { return len(r.cols) }
+func (r *wireRows) NumFields() int { return r.n }
 
 // Next reads the next row and writes its values as the text protocol
 // would have them (see appendBinary); strings point into the session's
@@ -266,7 +326,10 @@ func (r *wireRows) Next(row [][]byte) (bool, error) {
 	if p == nil {
 		return false, err
 	}
-	n := len(r.cols)
+	if r.text {
+		return r.textRow(p, row)
+	}
+	n := r.n
 	nullBytes := (n + 7 + 2) / 8
 	pos := 1 + nullBytes
 	if pos > len(p) {
@@ -312,6 +375,26 @@ func (r *wireRows) Next(row [][]byte) (bool, error) {
 	return true, nil
 }
 
+// textRow reads a text row: each value a length-encoded string, or 0xfb
+// for NULL. The values point into the session's read buffer.
+func (r *wireRows) textRow(p []byte, row [][]byte) (bool, error) {
+	pos := 0
+	for i := 0; i < r.n && i < len(row); i++ {
+		l, next, null, ok := lenenc(p, pos)
+		if !ok || next+int(l) > len(p) {
+			r.done = true
+			return false, r.c.lost(context.Background(), noStop, errMalformed, true)
+		}
+		pos = next + int(l)
+		if null {
+			row[i] = nil
+		} else {
+			row[i] = p[next:pos:pos]
+		}
+	}
+	return true, nil
+}
+
 // nextPacket reads the next row's packet, or nil at the end of the rows
 // (with the error that ended them, if any).
 func (r *wireRows) nextPacket() ([]byte, error) {
@@ -325,7 +408,7 @@ func (r *wireRows) nextPacket() ([]byte, error) {
 		r.done = true
 		return nil, c.lost(context.Background(), noStop, err, true)
 	}
-	if len(p) > 0 && p[0] == 0x00 {
+	if len(p) > 0 && (p[0] == 0x00 || r.text && p[0] != 0xff && !c.w.isTextEnd(p)) {
 		return p, nil
 	}
 	r.done = true
@@ -342,9 +425,24 @@ func (r *wireRows) nextPacket() ([]byte, error) {
 	return nil, c.lost(context.Background(), noStop, errMalformed, true)
 }
 
-// Close skips the rows not read. Closing twice, or closing a result the
-// connection has moved past, does nothing.
+// Close skips the rows not read, and the results of the command that
+// follow (as go-sql-driver's rows do: a closed result has no next one).
+// Closing twice, or closing a result the connection has moved past, does
+// nothing.
 func (r *wireRows) Close() error {
+	if r.closed {
+		return nil
+	}
+	err := r.skip()
+	if r.c.wcur == nil && r.c.wmore {
+		r.c.drainResults()
+	}
+	return err
+}
+
+// skip reads the rest of the rows, so that the session can go on to the
+// command's next result.
+func (r *wireRows) skip() error {
 	if r.closed {
 		return nil
 	}
@@ -355,7 +453,7 @@ func (r *wireRows) Close() error {
 	}
 	for !r.done {
 		if c.w != nil {
-			if err := c.w.skipRows(); err != nil {
+			if err := c.w.skipRows(r.text); err != nil {
 				r.done = true
 				return c.lost(context.Background(), noStop, err, false)
 			}
@@ -373,7 +471,7 @@ func (c *conn) drainResults() {
 	for c.wmore && c.w != nil {
 		c.wmore = false
 		var cols []column
-		res, err := c.readResult(&cols)
+		res, err := c.readResult(&cols, c.wtext)
 		if err != nil {
 			var de *db.Error
 			if !errors.As(err, &de) {
@@ -391,14 +489,14 @@ func (c *conn) drainResults() {
 // of the open one are skipped, and so are the results without rows.
 func (c *conn) nextWireResult() (db.Result, bool, error) {
 	if c.wcur != nil {
-		if err := c.wcur.Close(); err != nil {
+		if err := c.wcur.skip(); err != nil {
 			return db.Result{}, false, err
 		}
 	}
 	for c.wmore && c.w != nil {
 		c.wmore = false
 		var cols []column
-		res, err := c.readResult(&cols)
+		res, err := c.readResult(&cols, c.wtext)
 		if err != nil {
 			return db.Result{}, false, c.lost(context.Background(), noStop, err, true)
 		}
