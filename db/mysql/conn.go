@@ -35,12 +35,15 @@ type sessionStmt interface {
 
 // conn is one server session. It is used by one goroutine.
 //
-// Query and Execute send a statement through go-sql-driver's query path
-// (which reads a result set lazily) when its first keyword says it
-// returns rows (see returnsRows), and through the exec path otherwise,
-// because only the exec path reports the number of affected rows that
-// sysbench's read/write/other counters need. A query-path answer without
-// columns counts as no result set, with 0 affected rows.
+// With a wire (see wire.go), queries and prepared statements go through
+// it, and the answer itself says whether there is a result set. Without
+// one (--mysql-io-mode=poller, TLS, compression), Query and Execute send
+// a statement through go-sql-driver's query path (which reads a result
+// set lazily) when its first keyword says it returns rows (see
+// returnsRows), and through the exec path otherwise, because only the
+// exec path reports the number of affected rows that sysbench's
+// read/write/other counters need. A query-path answer without columns
+// counts as no result set, with 0 affected rows.
 type conn struct {
 	d  *Driver
 	ep endpoint

@@ -3,6 +3,13 @@
 // server session of its own, never a pooled one, because scripts run
 // BEGIN and COMMIT as separate statements.
 //
+// go-sql-driver opens every session (authentication, TLS, compression).
+// On the default blocking sockets without TLS or compression, the
+// commands of the per-event path (queries and prepared statements) are
+// then written and read by sbgo's own protocol code (wire.go), which
+// costs a fraction of go-sql-driver's client CPU per statement;
+// --mysql-io-mode=poller keeps go-sql-driver for everything.
+//
 // It reproduces what sysbench 1.0.20's driver shows to scripts and users:
 // its options, the round-robin choice of host and port, the error numbers
 // and texts of libmysqlclient (2013 "Lost connection ...", 2003 "Can't
