@@ -36,7 +36,7 @@ func BenchmarkWorkloadEvent(b *testing.B) {
 		{"pgsql", func() error {
 			err := adminQuery("pgsql", []string{"--pgsql-host=127.0.0.1", "--pgsql-user=postgres", "--pgsql-db=postgres"},
 				"CREATE DATABASE sbgo_bench")
-			if e := db.AsError(err); err != nil && e.State == "42P04" { // exists
+			if err != nil && db.AsError(err).State == "42P04" { // exists
 				return nil
 			}
 			return err
