@@ -30,6 +30,7 @@ import (
 	"sbgo/db"
 	_ "sbgo/db/mysql" // registers the "mysql" driver
 	_ "sbgo/db/pgsql" // registers the "pgsql" driver
+	"sbgo/db/sockconn"
 	"sbgo/engine"
 	"sbgo/luabind"
 	"sbgo/scripts"
@@ -278,6 +279,12 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 	}
 }
 
+// quickWait is how long a worker that owns its OS thread waits for an
+// answer before it blocks the way the runtime's scheduler sees (see
+// sockconn.SetQuickWait): longer than most round trips of a benchmark on
+// a busy machine, short against a garbage collection's pace.
+const quickWait = 5 * time.Millisecond
+
 // runBenchmark performs the run command.
 // blocking tells whether the driver's sessions wait in blocking system
 // calls, so that each worker gets an OS thread of its own.
@@ -303,6 +310,13 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 	}
 	for _, c := range g.ReportCheckpoints {
 		cfg.Checkpoints = append(cfg.Checkpoints, sec(c))
+	}
+	if blocking && g.Threads <= engine.OSThreadWorkers() {
+		// Every worker has an OS thread and a processor of its own (see
+		// engine.Config.OSThreadPerWorker): answers are waited for
+		// without the scheduler, as a C client waits.
+		sockconn.SetQuickWait(quickWait)
+		defer sockconn.SetQuickWait(0)
 	}
 	r := engine.NewRun(cfg, log)
 	stop := make(chan struct{})

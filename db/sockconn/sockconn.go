@@ -75,6 +75,10 @@ type Conn struct {
 	readMu           sync.Mutex
 	readBuf          []byte
 	readPos, readEnd int
+
+	// quickArmed is the receive timeout set for quickRead (ns), 0 when
+	// the socket's receive timeout may be another.
+	quickArmed atomic.Int64
 }
 
 // readBufferSize is the size of a Conn's read buffer: a 100-row sysbench
@@ -171,12 +175,20 @@ func (c *Conn) readFD(b []byte) (int, error) {
 	}
 	defer c.release()
 	for {
+		var n int
+		var err error
+		ok := false
 		if d := c.readDeadline.Load(); d != 0 {
+			c.quickArmed.Store(0)
 			if err := c.arm(syscall.SO_RCVTIMEO, d); err != nil {
 				return 0, c.opError("read", err)
 			}
+		} else {
+			n, err, ok = c.quickRead(b)
 		}
-		n, err := syscall.Read(c.fd, b)
+		if !ok {
+			n, err = syscall.Read(c.fd, b)
+		}
 		switch {
 		case err == nil && n > 0:
 			return n, nil
@@ -188,6 +200,7 @@ func (c *Conn) readFD(b []byte) (int, error) {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EAGAIN:
+			c.quickArmed.Store(0) // expired may clear the timeout
 			if c.expired(&c.readDeadline, syscall.SO_RCVTIMEO) {
 				return 0, c.opError("read", os.ErrDeadlineExceeded)
 			}
@@ -320,6 +333,9 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 // Clearing a deadline clears the kernel timeout at once, so that calls
 // without a deadline do not pay for a setsockopt.
 func (c *Conn) setDeadline(deadline *atomic.Int64, opt int, t time.Time) error {
+	if opt == syscall.SO_RCVTIMEO {
+		c.quickArmed.Store(0)
+	}
 	if !c.acquire() {
 		return c.opError("set", net.ErrClosed)
 	}

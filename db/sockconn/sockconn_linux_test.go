@@ -134,3 +134,110 @@ func TestCloseOnce(t *testing.T) {
 		t.Errorf("the file that took the descriptor's number was closed: %v", errno)
 	}
 }
+
+// quickWaitFor turns SetQuickWait on for the test.
+func quickWaitFor(t *testing.T, d time.Duration) {
+	SetQuickWait(d)
+	t.Cleanup(func() { SetQuickWait(0) })
+}
+
+// Quick reads take answers that come at once with a raw read(2); a slow
+// answer, a deadline and a cleared deadline still behave as without them.
+func TestQuickReads(t *testing.T) {
+	quickWaitFor(t, 20*time.Millisecond)
+	addr, accepted := server(t, "tcp", func(net.Conn) {})
+	c := dial(t, "tcp", addr)
+	peer := <-accepted
+	buf := make([]byte, 64)
+
+	if _, err := peer.Write([]byte("fast")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the answer is there before the read
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "fast" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if got := c.quickArmed.Load(); got != int64(20*time.Millisecond) {
+		t.Fatalf("quick timeout armed: %d, want the quick read to have set it", got)
+	}
+
+	// Slower than the quick wait: the read goes on the usual way.
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		peer.Write([]byte("slow"))
+	}()
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "slow" {
+		t.Fatalf("slow answer: %q, %v", buf[:n], err)
+	}
+	if got := c.quickArmed.Load(); got != 0 {
+		t.Errorf("quick timeout still recorded after a slow answer: %d", got)
+	}
+
+	// A deadline still ends a read with nothing to read.
+	c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	_, err := c.Read(buf)
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	if _, err := peer.Write([]byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "again" {
+		t.Fatalf("after the deadline was cleared: %q, %v", buf[:n], err)
+	}
+}
+
+// A goroutine waiting in a quick read neither holds up a garbage
+// collection (the runtime's preemption signal ends the raw read) nor
+// keeps Close from waking it.
+func TestQuickReadYieldsToGCAndClose(t *testing.T) {
+	quickWaitFor(t, time.Hour)
+	addr, accepted := server(t, "tcp", func(net.Conn) {})
+	c := dial(t, "tcp", addr)
+	peer := <-accepted
+
+	type result struct {
+		data string
+		err  error
+	}
+	read := func() <-chan result {
+		done := make(chan result, 1)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			buf := make([]byte, 16)
+			n, err := c.Read(buf)
+			done <- result{string(buf[:n]), err}
+		}()
+		time.Sleep(50 * time.Millisecond) // let it block in the read
+		return done
+	}
+
+	done := read()
+	gcDone := make(chan struct{})
+	go func() { runtime.GC(); close(gcDone) }()
+	select {
+	case <-gcDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the garbage collection waited for a quick read")
+	}
+	if _, err := peer.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.err != nil || r.data != "data" {
+		t.Fatalf("read after the collection: %+v", r)
+	}
+
+	done = read()
+	c.Close()
+	select {
+	case r := <-done:
+		if !errors.Is(r.err, net.ErrClosed) {
+			t.Errorf("read woken by Close: %+v, want net.ErrClosed", r)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not wake a quick read")
+	}
+}
