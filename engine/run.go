@@ -94,13 +94,15 @@ type Config struct {
 }
 
 // osThreadWorkersPerCPU bounds OSThreadPerWorker: it applies up to this
-// many workers per CPU. Beyond that, with more Ps than CPUs, the
+// many workers per CPU. Beyond that, with many more Ps than CPUs, the
 // scheduler's own work (idle Ps searched for work, threads woken to run
-// them) costs more than it saves: with 2 CPUs and blocking MySQL
-// sessions, client CPU per point select was 10-25 % lower with OS
-// threads at 2 and 4 workers, the same at 8, and about 1.5x higher from
-// 16 workers on, where Go's default (GOMAXPROCS = CPUs) matched sysbench.
-const osThreadWorkersPerCPU = 2
+// them) costs more than it saves. Measured with 2 CPUs and blocking
+// MySQL sessions whose workers wait in raw reads (sockconn.SetQuickWait),
+// client CPU per transaction against sysbench's, shared Ps -> own
+// threads: oltp_read_only 2.0 -> 1.0 at 8 workers, 2.0 -> 1.3 at 16,
+// 2.2 -> 1.9 at 64; oltp_point_select 1.65 -> 1.36 at 8, 1.25 -> 1.28 at
+// 16, 1.09 -> 1.90 at 64.
+const osThreadWorkersPerCPU = 8
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
