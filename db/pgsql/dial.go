@@ -1,6 +1,8 @@
 package pgsql
 
 import (
+	"runtime"
+
 	"github.com/jackc/pgx/v5"
 
 	"sbgo/db/sockconn"
@@ -9,18 +11,27 @@ import (
 
 // ioModeOption is --pgsql-io-mode: sessions on blocking sockets or on
 // Go's own connections (the network poller), or auto, the default:
-// blocking sockets while the workers own OS threads (up to
-// engine.OSThreadWorkers threads), the poller beyond. Measured side by
+// blocking sockets (and workers that own OS threads) up to
+// autoBlockingPerCPU threads per CPU, the poller beyond. Measured side by
 // side with sysbench on 2 CPUs: with OS threads, blocking sockets bring
 // client CPU per oltp_read_only / oltp_read_write transaction from
-// 1.5-2x sysbench's down to 0.95-1.1x at 1 and 4 threads; with many more
-// threads than CPUs the two modes measured alike at 16 threads and the
-// poller better at 8.
+// 1.5-2x sysbench's down to 0.95-1.1x at 1 and 4 threads; at 8 and 16
+// threads the poller costs less (16 threads, oltp_read_only: 1.10x
+// against 1.46x with OS threads and blocking sockets).
 var ioModeOption = engine.Option{Name: "pgsql-io-mode", Desc: sockconn.ModeHelp + "; auto: blocking up to " +
 	"2 threads per CPU (each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
 
 // modeAuto is --pgsql-io-mode=auto.
 const modeAuto = "auto"
+
+// autoBlockingPerCPU is how many threads per CPU --pgsql-io-mode=auto
+// runs on blocking sockets (at most engine.OSThreadWorkers, where the
+// workers own OS threads).
+const autoBlockingPerCPU = 2
+
+func autoBlockingThreads() int {
+	return min(autoBlockingPerCPU*runtime.NumCPU(), engine.OSThreadWorkers())
+}
 
 // readIOMode reads --pgsql-io-mode: whether sessions use blocking
 // sockets.
@@ -31,7 +42,7 @@ func readIOMode(opts *engine.Options) (bool, error) {
 		if v, ok := opts.Lookup("threads"); ok && !v.IsNull() {
 			threads = v.Int()
 		}
-		return threads <= engine.OSThreadWorkers(), nil
+		return threads <= autoBlockingThreads(), nil
 	}
 	return sockconn.ParseMode(ioModeOption.Name, mode)
 }
@@ -44,8 +55,7 @@ func useBlockingSockets(cfg *pgx.ConnConfig) {
 }
 
 // BlocksThreads is db.ThreadBlocker: sessions block with
-// --pgsql-io-mode=blocking, and with auto up to engine.OSThreadWorkers
-// threads.
+// --pgsql-io-mode=blocking, and with auto up to autoBlockingThreads.
 func (Factory) BlocksThreads(opts *engine.Options) bool {
 	blocking, err := readIOMode(opts)
 	return err == nil && blocking

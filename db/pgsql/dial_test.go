@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"sbgo/db/sockconn"
-	"sbgo/engine"
 )
 
 func TestIOModeOption(t *testing.T) {
@@ -18,8 +17,8 @@ func TestIOModeOption(t *testing.T) {
 		// auto, the default, blocks while the workers own OS threads
 		// (see ioModeOption).
 		{"default", nil, true, ""},
-		{"auto, few threads", map[string]string{"pgsql-io-mode": "auto", "threads": strconv.Itoa(engine.OSThreadWorkers())}, true, ""},
-		{"auto, many threads", map[string]string{"threads": strconv.Itoa(engine.OSThreadWorkers() + 1)}, false, ""},
+		{"auto, few threads", map[string]string{"pgsql-io-mode": "auto", "threads": strconv.Itoa(autoBlockingThreads())}, true, ""},
+		{"auto, many threads", map[string]string{"threads": strconv.Itoa(autoBlockingThreads() + 1)}, false, ""},
 		{"blocking", map[string]string{"pgsql-io-mode": "blocking"}, true, ""},
 		{"poller", map[string]string{"pgsql-io-mode": "poller"}, false, ""},
 		{"junk", map[string]string{"pgsql-io-mode": "epoll"}, false, "Invalid value for --pgsql-io-mode: 'epoll'"},
