@@ -54,7 +54,6 @@ const (
 
 	maxPayload = 1<<24 - 1 // a payload this long continues in the next packet
 
-	typeDecimal    = 0x00
 	typeTiny       = 0x01
 	typeShort      = 0x02
 	typeLong       = 0x03

@@ -300,6 +300,12 @@ func (c *conn) lost(ctx context.Context, stop func() bool, err error, logIgnored
 	return c.fail(err, logIgnored)
 }
 
+// lostNow is lost for a failure outside a command's own call (reading
+// rows, skipping results): no context, no watch.
+func (c *conn) lostNow(err error, logIgnored bool) error {
+	return c.lost(context.Background(), noStop, err, logIgnored)
+}
+
 // wireRows is an open result set of the session's wire: binary rows of
 // a prepared statement, or text rows of a query.
 type wireRows struct {
@@ -334,7 +340,7 @@ func (r *wireRows) Next(row [][]byte) (bool, error) {
 	pos := 1 + nullBytes
 	if pos > len(p) {
 		r.done = true
-		return false, c.lost(context.Background(), noStop, errMalformed, true)
+		return false, c.lostNow(errMalformed, true)
 	}
 	nulls := p[1:pos]
 	text, spans := c.text[:0], c.spans[:0]
@@ -355,14 +361,14 @@ func (r *wireRows) Next(row [][]byte) (bool, error) {
 			var ok bool
 			if text, pos, ok = appendBinary(text, p, pos, col); !ok {
 				r.done = true
-				return false, c.lost(context.Background(), noStop, errMalformed, true)
+				return false, c.lostNow(errMalformed, true)
 			}
 			spans = append(spans, span{col: i, start: start, end: len(text)})
 		default: // strings, decimals, bits, blobs, JSON: their text as is
 			l, next, _, ok := lenenc(p, pos)
 			if !ok || next+int(l) > len(p) {
 				r.done = true
-				return false, c.lost(context.Background(), noStop, errMalformed, true)
+				return false, c.lostNow(errMalformed, true)
 			}
 			pos = next + int(l)
 			row[i] = p[next:pos:pos]
@@ -383,7 +389,7 @@ func (r *wireRows) textRow(p []byte, row [][]byte) (bool, error) {
 		l, next, null, ok := lenenc(p, pos)
 		if !ok || next+int(l) > len(p) {
 			r.done = true
-			return false, r.c.lost(context.Background(), noStop, errMalformed, true)
+			return false, r.c.lostNow(errMalformed, true)
 		}
 		pos = next + int(l)
 		if null {
@@ -406,7 +412,7 @@ func (r *wireRows) nextPacket() ([]byte, error) {
 	p, err := c.w.readPacket()
 	if err != nil {
 		r.done = true
-		return nil, c.lost(context.Background(), noStop, err, true)
+		return nil, c.lostNow(err, true)
 	}
 	if len(p) > 0 && (p[0] == 0x00 || r.text && p[0] != 0xff && !c.w.isTextEnd(p)) {
 		return p, nil
@@ -415,14 +421,14 @@ func (r *wireRows) nextPacket() ([]byte, error) {
 	end, status, err := c.w.isEnd(p)
 	switch {
 	case err != nil:
-		return nil, c.lost(context.Background(), noStop, err, true)
+		return nil, c.lostNow(err, true)
 	case end:
 		c.wmore = status&statusMoreResults != 0
 		return nil, nil
 	case len(p) > 0 && p[0] == 0xff:
 		return nil, c.fail(serverError(p), true)
 	}
-	return nil, c.lost(context.Background(), noStop, errMalformed, true)
+	return nil, c.lostNow(errMalformed, true)
 }
 
 // Close skips the rows not read, and the results of the command that
@@ -455,7 +461,7 @@ func (r *wireRows) skip() error {
 		if c.w != nil {
 			if err := c.w.skipRows(r.text); err != nil {
 				r.done = true
-				return c.lost(context.Background(), noStop, err, false)
+				return c.lostNow(err, false)
 			}
 		}
 		if p, err := r.nextPacket(); p == nil {
@@ -475,7 +481,7 @@ func (c *conn) drainResults() {
 		if err != nil {
 			var de *db.Error
 			if !errors.As(err, &de) {
-				c.lost(context.Background(), noStop, err, false)
+				c.lostNow(err, false)
 			}
 			return
 		}
@@ -498,7 +504,7 @@ func (c *conn) nextWireResult() (db.Result, bool, error) {
 		var cols []column
 		res, err := c.readResult(&cols, c.wtext)
 		if err != nil {
-			return db.Result{}, false, c.lost(context.Background(), noStop, err, true)
+			return db.Result{}, false, c.lostNow(err, true)
 		}
 		if res.Rows != nil {
 			return res, true, nil
@@ -524,7 +530,7 @@ func (s *wireStmt) Close() error {
 	}
 	out := binary.LittleEndian.AppendUint32(c.w.begin(comStmtClose), s.id)
 	if err := c.w.send(out); err != nil {
-		return c.lost(context.Background(), noStop, err, false)
+		return c.lostNow(err, false)
 	}
 	return nil
 }
