@@ -343,15 +343,15 @@ end
 -- (server gone away, lost connection, ...) and PostgreSQL's lost-session
 -- states (class 08, and 57P0x for a terminated or shut-down backend). The
 -- statements prepared on the old session are gone, so prepare them again
--- before the event restarts.
-local RECONNECT_ERRORS = {[2006] = true, [2011] = true, [2013] = true, [2055] = true}
-
+-- before the event restarts. (The MySQL codes are compared one by one:
+-- a table keyed by them would be an array of 2055 slots in every worker.)
 local function lost_session(err)
-  if RECONNECT_ERRORS[err.sql_errno] then
+  local errno = err.sql_errno
+  if errno == 2006 or errno == 2011 or errno == 2013 or errno == 2055 then
     return true
   end
   local state = err.sql_state or ""
-  return err.sql_errno == 0 and (state:sub(1, 2) == "08" or state:sub(1, 4) == "57P0")
+  return errno == 0 and (state:sub(1, 2) == "08" or state:sub(1, 4) == "57P0")
 end
 
 function sysbench.hooks.before_restart_event(err)
