@@ -14,32 +14,65 @@ import (
 // (sb_rand in oltp_common's prepare, thread_id in bulk_insert).
 func (st *state) openLegacy() {
 	L := st.L
-	L.SetGlobal("thread_id", lua.LNumber(st.tid))
+	setGlobal := func(name string, v lua.LValue) {
+		if L.GetGlobal(name) == lua.LNil {
+			L.SetGlobal(name, v)
+		}
+	}
+	setGlobal("thread_id", lua.LNumber(st.tid))
 	if st.script.cfg.TestName != "" {
-		L.SetGlobal("test", lua.LString(st.script.cfg.TestName))
+		setGlobal("test", lua.LString(st.script.cfg.TestName))
 	}
 	sb := L.GetGlobal("sysbench").(*lua.LTable)
 	rnd := sb.RawGetString("rand").(*lua.LTable)
-	for alias, name := range map[string]string{
-		"sb_rand":          "default",
-		"sb_rand_uniform":  "uniform",
-		"sb_rand_gaussian": "gaussian",
-		"sb_rand_special":  "special",
-		"sb_rand_str":      "string",
-	} {
-		L.SetGlobal(alias, rnd.RawGetString(name))
+	for alias, name := range legacyRandAliases {
+		setGlobal(alias, rnd.RawGetString(name))
 	}
-	L.SetGlobal("sb_rnd", L.NewFunction(func(L *lua.LState) int {
+	setGlobal("sb_rnd", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(uint32(st.rand.Uint64())))
 		return 1
 	}))
-	L.SetGlobal("sb_rand_uniq", L.NewFunction(sbRandUniq))
-	if L.GetGlobal("mysql_table_engine") == lua.LNil {
-		L.SetGlobal("mysql_table_engine", lua.LString("innodb"))
-	}
-	L.SetGlobal("myisam_max_rows", lua.LNumber(1000000))
-	st.openLegacyDB(sb)
+	setGlobal("sb_rand_uniq", L.NewFunction(sbRandUniq))
+	setGlobal("mysql_table_engine", lua.LString("innodb"))
+	setGlobal("myisam_max_rows", lua.LNumber(1000000))
+	st.openLegacyDB(sb, setGlobal)
 }
+
+// legacyRandAliases are the 0.5 names of sysbench.rand functions.
+var legacyRandAliases = map[string]string{
+	"sb_rand":          "default",
+	"sb_rand_uniform":  "uniform",
+	"sb_rand_gaussian": "gaussian",
+	"sb_rand_special":  "special",
+	"sb_rand_str":      "string",
+}
+
+// legacyDBFuncs are the functions of sysbench.db, also globals as db_NAME.
+var legacyDBFuncs = []string{"connect", "disconnect", "query", "bulk_insert_init", "bulk_insert_next",
+	"bulk_insert_done", "prepare", "bind_param", "bind_result", "execute", "close", "store_results", "free_results"}
+
+// legacyDBErrors are the error codes of sysbench.db, also globals.
+var legacyDBErrors = map[string]int{
+	"DB_ERROR_NONE":                dbErrorNone,
+	"DB_ERROR_RESTART_TRANSACTION": dbErrorRestartTransaction,
+	"DB_ERROR_FAILED":              dbErrorFailed,
+}
+
+// legacyNames are the names through which code reaches what openLegacy
+// defines: a worker state opens it only for code that names one (libs.go).
+var legacyNames = func() []string {
+	names := []string{"thread_id", "test", "sb_rnd", "sb_rand_uniq", "mysql_table_engine", "myisam_max_rows", "db"}
+	for alias := range legacyRandAliases {
+		names = append(names, alias)
+	}
+	for _, name := range legacyDBFuncs {
+		names = append(names, "db_"+name)
+	}
+	for name := range legacyDBErrors {
+		names = append(names, name)
+	}
+	return names
+}()
 
 // sbRandUniq is sb_rand_uniq([a [, b]]): values of sysbench.rand.unique()
 // until one falls in [a, b] (a defaults to 0, b to 4294967295).
@@ -65,7 +98,7 @@ const (
 // openLegacyDB defines sysbench 0.5's db_* functions, their sysbench.db
 // table and the DB_ERROR_* constants (spec §3.9). They work on one
 // implicit connection per state, opened on first use.
-func (st *state) openLegacyDB(sb *lua.LTable) {
+func (st *state) openLegacyDB(sb *lua.LTable, setGlobal func(string, lua.LValue)) {
 	L := st.L
 	funcs := map[string]lua.LGFunction{
 		"connect":          st.dbConnect,
@@ -82,19 +115,15 @@ func (st *state) openLegacyDB(sb *lua.LTable) {
 		"store_results":    dbStoreResults,
 		"free_results":     st.dbFreeResults,
 	}
-	dbt := L.CreateTable(0, 4)
-	for name, fn := range funcs {
-		f := L.NewFunction(fn)
+	dbt := L.CreateTable(0, len(funcs)+len(legacyDBErrors))
+	for _, name := range legacyDBFuncs {
+		f := L.NewFunction(funcs[name])
 		dbt.RawSetString(name, f)
-		L.SetGlobal("db_"+name, f)
+		setGlobal("db_"+name, f)
 	}
-	for name, v := range map[string]int{
-		"DB_ERROR_NONE":                dbErrorNone,
-		"DB_ERROR_RESTART_TRANSACTION": dbErrorRestartTransaction,
-		"DB_ERROR_FAILED":              dbErrorFailed,
-	} {
+	for name, v := range legacyDBErrors {
 		dbt.RawSetString(name, lua.LNumber(v))
-		L.SetGlobal(name, lua.LNumber(v))
+		setGlobal(name, lua.LNumber(v))
 	}
 	sb.RawSetString("db", dbt)
 

@@ -47,9 +47,22 @@ type CompatEnv struct {
 	Sleep func(d time.Duration)
 }
 
-// openLuaJITCompat installs the LuaJIT stand-ins into L. Call it once per
-// state, after the standard libraries are open and before any script runs.
-func openLuaJITCompat(L *lua.LState, env CompatEnv) {
+// openLuaJITCompat installs all the LuaJIT stand-ins into L: those of the
+// base, string, table and math libraries, those of io and os when they
+// are open, and the modules bit, ffi and jit. Call it once per state,
+// after the standard libraries are open and before any script runs.
+func openLuaJITCompat(L *lua.LState, env CompatEnv) *compatState {
+	c := newCompatState(L, env)
+	c.openIO(L)
+	c.patchOS(L)
+	c.openModules(L)
+	return c
+}
+
+// newCompatState installs the stand-ins of the libraries every state has
+// (base, string, table, math); those of the optional libraries come with
+// them (openIO, patchOS, openModules).
+func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 	if env.Out == nil {
 		env.Out = os.Stdout
 	}
@@ -88,28 +101,39 @@ func openLuaJITCompat(L *lua.LState, env CompatEnv) {
 		m.RawSetString("mod", lua.LNil)
 		m.RawSetString("huge", lua.LNumber(math.Inf(1))) // gopher-lua has MaxFloat64
 	}
+	return c
+}
+
+// patchOS gives the os library LuaJIT's os.clock (process CPU time).
+func (c *compatState) patchOS(L *lua.LState) {
 	if osTable, ok := L.GetGlobal("os").(*lua.LTable); ok {
 		osTable.RawSetString("clock", L.NewFunction(osClock))
 	}
-	c.openIO(L)
+}
 
-	// LuaJIT opens bit and jit as globals and preloads them, as it does
-	// ffi, which sysbench's own Lua code also makes a global.
+// openModules opens bit, ffi and jit: LuaJIT opens bit and jit as globals
+// and preloads them, as it does ffi, which sysbench's own Lua code also
+// makes a global. A global of the same name that a script has set stays.
+func (c *compatState) openModules(L *lua.LState) {
 	var loaded *lua.LTable
 	if pkg, ok := L.GetGlobal("package").(*lua.LTable); ok {
 		loaded, _ = pkg.RawGetString("loaded").(*lua.LTable)
 	}
 	for _, m := range []struct {
 		name string
-		mod  *lua.LTable
+		open func() *lua.LTable
 	}{
-		{"bit", newBitModule(L)},
-		{"ffi", newFFIModule(L, &c.env)},
-		{"jit", newJITModule(L)},
+		{"bit", func() *lua.LTable { return newBitModule(L) }},
+		{"ffi", func() *lua.LTable { return newFFIModule(L, &c.env) }},
+		{"jit", func() *lua.LTable { return newJITModule(L) }},
 	} {
-		L.SetGlobal(m.name, m.mod)
+		if L.GetGlobal(m.name) != lua.LNil {
+			continue
+		}
+		mod := m.open()
+		L.SetGlobal(m.name, mod)
 		if loaded != nil {
-			loaded.RawSetString(m.name, m.mod)
+			loaded.RawSetString(m.name, mod)
 		}
 	}
 }

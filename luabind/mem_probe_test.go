@@ -45,3 +45,48 @@ func BenchmarkStateMemory(b *testing.B) {
 		runtime.KeepAlive(states)
 	}
 }
+
+// BenchmarkWorkerMemory reports the heap one run worker of the bundled
+// oltp_point_select holds after thread_init, session and prepared
+// statements included, on the local MariaDB (database sbgo_bench, as
+// BenchmarkWorkloadEvent): the figure that --threads=4096 multiplies.
+//
+//	go test -run '^$' -bench WorkerMemory -benchtime=1x ./luabind
+func BenchmarkWorkerMemory(b *testing.B) {
+	args := []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=sbgo_bench", "--tables=1", "--table-size=10000"}
+	if err := adminQuery("mysql", []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db="}, "CREATE DATABASE IF NOT EXISTS sbgo_bench"); err != nil {
+		b.Skipf("no mysql server: %v", err)
+	}
+	for _, cmd := range []string{"cleanup", "prepare"} {
+		s := loadWorkload(b, "oltp_point_select", cmd, args)
+		if err := runCommand(s, cmd); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	s := loadWorkload(b, "oltp_point_select", "run", args)
+	defer s.Close()
+	const n = 200
+	var before, after runtime.MemStats
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		workers := make([]engine.Thread, n)
+		for j := range workers {
+			w, err := s.NewThread(j+1, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Init(); err != nil {
+				b.Fatal(err)
+			}
+			workers[j] = w
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n/1024, "KB/worker")
+		for _, w := range workers {
+			w.Close()
+		}
+	}
+}

@@ -30,6 +30,23 @@ func (e *ErrNotFound) Error() string {
 type protoCache struct {
 	mu     sync.Mutex
 	protos map[string]*lua.FunctionProto
+	named  map[*lua.FunctionProto]libSet // the optional libraries each names
+	union  libSet                        // all of them
+}
+
+// libs returns the optional libraries that the chunks compiled so far name.
+func (c *protoCache) libs() libSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.union
+}
+
+// libsOf returns the optional libraries that p, a chunk of this cache,
+// names.
+func (c *protoCache) libsOf(p *lua.FunctionProto) libSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.named[p]
 }
 
 func (c *protoCache) get(key, chunkName string, read func() ([]byte, error)) (*lua.FunctionProto, error) {
@@ -48,8 +65,12 @@ func (c *protoCache) get(key, chunkName string, read func() ([]byte, error)) (*l
 	}
 	if c.protos == nil {
 		c.protos = map[string]*lua.FunctionProto{}
+		c.named = map[*lua.FunctionProto]libSet{}
 	}
 	c.protos[key] = p
+	libs := libsNamedBy(p)
+	c.named[p] = libs
+	c.union |= libs
 	return p, nil
 }
 
@@ -152,7 +173,10 @@ func (f *finder) find(name string) (*lua.FunctionProto, string, error) {
 
 // loader is the package.loaders entry that replaces gopher-lua's disk
 // loader, which cannot see embedded files and compiles on every state.
-func (f *finder) loader(L *lua.LState) int {
+// Before the module runs, the state opens the optional libraries it
+// names (libs.go).
+func (st *state) loader(L *lua.LState) int {
+	f := st.script.finder
 	name := L.CheckString(1)
 	proto, msg, err := f.find(name)
 	if err != nil {
@@ -162,6 +186,7 @@ func (f *finder) loader(L *lua.LState) int {
 		L.Push(lua.LString(msg))
 		return 1
 	}
+	st.openLibs(f.cache.libsOf(proto))
 	L.Push(L.NewFunctionFromProto(proto))
 	return 1
 }

@@ -40,6 +40,9 @@ type Script struct {
 	finder *finder
 	proto  *lua.FunctionProto
 	main   *state
+	// protoLibs are the optional libraries the script names (libs.go);
+	// those of the modules it requires are in finder.cache.
+	protoLibs libSet
 
 	declared   []engine.Option // sysbench.cmdline.options, sorted by name
 	hasOptions bool            // the script declares options (not legacy)
@@ -69,6 +72,8 @@ type state struct {
 	runEventsFn *lua.LFunction // the event loop's body (see eventLoop)
 	resultMT    lua.LValue     // sysbench.sql.result's metatable, for luaResult.object
 	retryEvent  bool           // the loop resumes by retrying the last event
+	libs        libSet         // the optional libraries open in this state
+	compat      *compatState   // the LuaJIT stand-ins' per-state data
 }
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start
@@ -100,6 +105,7 @@ func Load(cfg Config) (*Script, error) {
 		return nil, err
 	}
 	s.proto = proto
+	s.protoLibs = libsNamedBy(proto)
 	s.main = s.newState(0, nil, newMainRand(&s.randOpts))
 	if err := s.main.runChunk(); err != nil {
 		return nil, err
@@ -117,16 +123,34 @@ func Load(cfg Config) (*Script, error) {
 func (s *Script) Close() { s.main.close() }
 
 // newState creates a Lua state with the sysbench API, the legacy globals
-// and the LuaJIT stand-ins; the script itself is not run yet.
+// and the LuaJIT stand-ins; the script itself is not run yet. The main
+// state, created first, opens every library; the others open the optional
+// ones only when the loaded code names them (libs.go).
 func (s *Script) newState(tid int, ev *engine.Events, r *Rand) *state {
-	L := lua.NewState(luaOptions)
+	opts := luaOptions
+	opts.SkipOpenLibs = true
+	L := lua.NewState(opts)
 	st := &state{L: L, script: s, tid: tid, ev: ev, rand: r}
-	// gopher-lua's channel library has no counterpart in LuaJIT.
-	L.SetGlobal("channel", lua.LNil)
-	openLuaJITCompat(L, CompatEnv{Out: s.cfg.Out, CounterInc: st.counterInc})
+	libs := libAll
+	if s.main != nil {
+		libs = s.finder.cache.libs() | s.protoLibs
+	}
+	st.openStandardLibs(libs)
+	st.compat = newCompatState(L, CompatEnv{Out: s.cfg.Out, CounterInc: st.counterInc})
+	if libs&libIO != 0 {
+		st.compat.openIO(L)
+	}
+	if libs&libOS != 0 {
+		st.compat.patchOS(L)
+	}
+	if libs&libLuaJIT != 0 {
+		st.compat.openModules(L)
+	}
 	st.installLoader()
 	st.openSysbench()
-	st.openLegacy()
+	if libs&libLegacy != 0 {
+		st.openLegacy()
+	}
 	return st
 }
 
@@ -147,7 +171,7 @@ func (st *state) installLoader() {
 	if old, ok := L.GetField(pkg, "loaders").(*lua.LTable); ok {
 		loaders.RawSetInt(1, old.RawGetInt(1)) // package.preload
 	}
-	loaders.RawSetInt(2, L.NewFunction(f.loader))
+	loaders.RawSetInt(2, L.NewFunction(st.loader))
 	L.SetField(pkg, "loaders", loaders)
 	L.SetField(L.Get(lua.RegistryIndex), "_LOADERS", loaders)
 	L.SetGlobal("require", L.NewFunction(luaRequire))
