@@ -40,7 +40,8 @@ func strFormat(L *lua.LState) int {
 		L.Push(lua.LString(format))
 		return 1
 	}
-	L.Push(lua.LString(luaFormat(L, format, 2)))
+	var scratch [256]byte
+	L.Push(newLString(appendLuaFormat(L, scratch[:0], format, 2, "format", false)))
 	return 1
 }
 

@@ -468,11 +468,12 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 	set := func(name string, fn lua.LGFunction) {
 		t.RawSetString(name, L.NewFunction(fn))
 	}
+	numbers := &numberBoxes{}
 	pair := func(draw func(a, b uint32) uint32) lua.LGFunction {
 		return func(L *lua.LState) int {
 			a := randArgUint32(L, 1)
 			b := randArgUint32(L, 2)
-			L.Push(lua.LNumber(draw(a, b)))
+			L.Push(numbers.box(float64(draw(a, b))))
 			return 1
 		}
 	}
@@ -481,7 +482,7 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 		return 1
 	})
 	set("uniform_double", func(L *lua.LState) int {
-		L.Push(lua.LNumber(r.Double()))
+		L.Push(numbers.box(r.Double()))
 		return 1
 	})
 	set("uniform", pair(r.Uniform))
@@ -501,7 +502,7 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 		switch v := L.Get(1).(type) {
 		case lua.LString:
 			buf = r.String(buf[:0], string(v))
-			L.Push(lua.LString(buf))
+			L.Push(newLString(buf))
 			return 1
 		case *lua.LTable:
 			L.Error(lua.LString(randErrStringTable), 0)
@@ -513,7 +514,7 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 	set("varstring", func(L *lua.LState) int {
 		lo, hi := randVarStringBounds(L)
 		buf = r.VarString(buf[:0], lo, hi)
-		L.Push(lua.LString(buf))
+		L.Push(newLString(buf))
 		return 1
 	})
 	return t

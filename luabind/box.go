@@ -1,0 +1,75 @@
+package luabind
+
+import (
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// A Lua value is a Go interface (lua.LValue), so handing a new number or
+// string to Lua costs a heap allocation for the boxed value on top of the
+// string's bytes: an 8-byte float per number, a 16-byte string header per
+// string. Functions called in every event (string.format, sysbench.rand.*)
+// return through the helpers below, which avoid those allocations the way
+// gopher-lua's VM does for its own arithmetic: numbers go into slots of a
+// per-state chunk of floats, and a string's header is stored in the same
+// allocation as its bytes. The interface's data word then points into
+// memory the GC already tracks (a chunk stays alive while any of its
+// numbers does), so nothing here outlives what it points to.
+
+// eface is the layout of a Go interface value: type (or itab) and data.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// lstringBox is a string header followed by the string's bytes in one
+// allocation.
+type lstringBox struct {
+	s lua.LString
+}
+
+var (
+	numberItab = func() unsafe.Pointer { var v lua.LValue = lua.LNumber(0); return (*eface)(unsafe.Pointer(&v)).typ }()
+	stringItab = func() unsafe.Pointer { var v lua.LValue = lua.LString(""); return (*eface)(unsafe.Pointer(&v)).typ }()
+)
+
+// numberChunk is how many numbers a state boxes per allocation.
+const numberChunk = 128
+
+// numberBoxes hands out boxed numbers from a chunk of floats.
+type numberBoxes struct {
+	chunk []float64
+}
+
+// box returns v as an LValue without allocating, except one chunk per
+// numberChunk numbers.
+func (nb *numberBoxes) box(v float64) lua.LValue {
+	if len(nb.chunk) == cap(nb.chunk) {
+		nb.chunk = make([]float64, 0, numberChunk)
+	}
+	nb.chunk = append(nb.chunk, v)
+	var lv lua.LValue
+	e := (*eface)(unsafe.Pointer(&lv))
+	e.typ = numberItab
+	e.data = unsafe.Pointer(&nb.chunk[len(nb.chunk)-1])
+	return lv
+}
+
+// newLString returns b's text as an LValue in one allocation: the string
+// header first, then the bytes it points to.
+func newLString(b []byte) lua.LValue {
+	if len(b) == 0 {
+		return lua.LString("")
+	}
+	const hdr = unsafe.Sizeof(lstringBox{})
+	mem := make([]byte, int(hdr)+len(b))
+	copy(mem[hdr:], b)
+	box := (*lstringBox)(unsafe.Pointer(&mem[0]))
+	box.s = lua.LString(unsafe.String(&mem[hdr], len(b)))
+	var lv lua.LValue
+	e := (*eface)(unsafe.Pointer(&lv))
+	e.typ = stringItab
+	e.data = unsafe.Pointer(box)
+	return lv
+}

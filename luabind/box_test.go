@@ -1,0 +1,57 @@
+package luabind
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Boxed numbers and strings keep their values through garbage collections
+// and behave as ordinary Lua values: type switches, equality, table keys.
+func TestBoxedValuesSurviveGC(t *testing.T) {
+	var nb numberBoxes
+	const n = 3 * numberChunk
+	nums := make([]lua.LValue, n)
+	strs := make([]lua.LValue, n)
+	for i := range nums {
+		nums[i] = nb.box(float64(i) + 0.5)
+		strs[i] = newLString([]byte("value-" + strconv.Itoa(i)))
+	}
+	// Keep only every third value, drop the rest, and churn the heap.
+	for i := range nums {
+		if i%3 != 0 {
+			nums[i], strs[i] = nil, nil
+		}
+	}
+	for round := 0; round < 3; round++ {
+		junk := make([][]byte, 10000)
+		for j := range junk {
+			junk[j] = make([]byte, 64)
+		}
+		runtime.GC()
+		runtime.KeepAlive(junk)
+	}
+	L := lua.NewState()
+	defer L.Close()
+	tbl := L.NewTable()
+	for i := 0; i < n; i += 3 {
+		num, ok := nums[i].(lua.LNumber)
+		if !ok || float64(num) != float64(i)+0.5 {
+			t.Fatalf("number %d: %#v", i, nums[i])
+		}
+		want := "value-" + strconv.Itoa(i)
+		s, ok := strs[i].(lua.LString)
+		if !ok || string(s) != want || strs[i] != lua.LValue(lua.LString(want)) {
+			t.Fatalf("string %d: %#v", i, strs[i])
+		}
+		tbl.RawSet(strs[i], nums[i])
+		if got := tbl.RawGetString(want); got != nums[i] {
+			t.Fatalf("table lookup of %q: %v", want, got)
+		}
+	}
+	if v := newLString(nil); v != lua.LValue(lua.LString("")) {
+		t.Errorf("empty string: %#v", v)
+	}
+}
