@@ -95,6 +95,8 @@ func (st *state) newSQLTable() *lua.LTable {
 		"bind_param":  st.stmtBindParam,
 		"execute":     st.stmtExecute,
 		"close":       st.stmtClose,
+		// sbgo's own, for the bundled workloads (oltp_common.lua).
+		"_execute_random": st.stmtExecuteRandom,
 	})
 	st.newSQLMetatable(sqlParamType, "<sql_param>", map[string]lua.LGFunction{
 		"set":          paramSet,
@@ -832,6 +834,19 @@ func (st *state) stmtExecute(L *lua.LState) int {
 		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
 		L.RaiseError("SQL API error")
 	}
+	if r := st.runStmt(L, s); r != nil {
+		L.Push(r.object(L))
+		return 1
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// runStmt executes s with its parameters' current values, counts it, and
+// returns its open result, if any; errors are raised as sysbench raises
+// them.
+func (st *state) runStmt(L *lua.LState, s *luaStmt) *luaResult {
+	c := s.conn
 	for i, p := range s.bound {
 		s.args[i] = p.val
 	}
@@ -841,12 +856,49 @@ func (st *state) stmtExecute(L *lua.LState) int {
 		st.sqlError(L, c, err, s.query, true)
 	}
 	st.count(res)
-	if r := c.open(L, res); r != nil {
-		L.Push(r.object(L))
-		return 1
+	return c.open(L, res)
+}
+
+// stmtExecuteRandom is stmt:_execute_random(count, size [, width]), the
+// loop of oltp_common's execute_by_id and execute_range in one call: count
+// times (as Lua's `for _ = 1, count`), the first bound parameter is set
+// to sysbench.rand.default(1, size), the second, when width is given, to
+// that id + width, and the statement runs. The draws, parameter values,
+// counters, results and errors are those of the same loop written with
+// rand.default, param:set and stmt:execute; what it saves is three
+// interpreter calls and a result object per statement, most of the Lua
+// side of an OLTP transaction. The workloads call it only while
+// sysbench.rand.default is the built-in one.
+func (st *state) stmtExecuteRandom(L *lua.LState) int {
+	s := checkStmt(L)
+	count := float64(L.CheckNumber(2))
+	size := randArgUint32(L, 3)
+	width, ranged := L.Get(4).(lua.LNumber)
+	if len(s.bound) < 1 || ranged && len(s.bound) < 2 {
+		L.RaiseError("_execute_random: the statement has too few bound parameters")
 	}
-	L.Push(lua.LNil)
-	return 1
+	id := s.bound[0]
+	var last *luaParam
+	if ranged {
+		last = s.bound[1]
+	}
+	if id.val.Type != db.ParamInt || last != nil && last.val.Type != db.ParamInt {
+		L.RaiseError("_execute_random: the parameters must be integers")
+	}
+	c := s.conn
+	for i := 1.0; i <= count; i++ {
+		if c.closed || s.closed {
+			st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
+			L.RaiseError("SQL API error")
+		}
+		first := st.rand.Default(1, size)
+		id.val.Null, id.val.I = false, int64(first)
+		if last != nil {
+			last.val.Null, last.val.I = false, int64(float64(first)+float64(width))
+		}
+		st.runStmt(L, s)
+	}
+	return 0
 }
 
 // stmtClose is stmt:close().

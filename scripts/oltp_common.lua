@@ -401,13 +401,23 @@ function commit()
   stmt.commit:execute()
 end
 
+-- The built-in sysbench.rand.default. While it is in place, the loops
+-- below run in one call of sbgo's stmt:_execute_random, which draws,
+-- sets and executes exactly as the Lua loop after it does.
+local builtin_default = rand.default
+
 -- execute_by_id runs statement kind `kind` --<kind> times, each with a
 -- fresh random id as its only parameter.
 local function execute_by_id(kind)
   local opt = sb.opt
   local t = rand.uniform(1, opt.tables)
   local s, id = stmt[t][kind], param[t][kind][1]
-  local set, execute, default, size = id.set, s.execute, rand.default, opt.table_size
+  local default, size = rand.default, opt.table_size
+  if default == builtin_default then
+    s:_execute_random(opt[kind], size)
+    return
+  end
+  local set, execute = id.set, s.execute
   for _ = 1, opt[kind] do
     set(id, default(1, size))
     execute(s)
@@ -420,8 +430,12 @@ local function execute_range(kind)
   local opt = sb.opt
   local t = rand.uniform(1, opt.tables)
   local s, p = stmt[t][kind], param[t][kind]
-  local first_p, last_p = p[1], p[2]
   local width, size, default = opt.range_size - 1, opt.table_size, rand.default
+  if default == builtin_default then
+    s:_execute_random(opt[kind], size, width)
+    return
+  end
+  local first_p, last_p = p[1], p[2]
   for _ = 1, opt[kind] do
     local first = default(1, size)
     first_p:set(first)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,5 +302,61 @@ func TestMySQLPipelinedBulkInsert(t *testing.T) {
 	}
 	if strings.Contains(text, "rows at 1200") {
 		t.Errorf("the command went on after the failed INSERT:\n%s", text)
+	}
+}
+
+// TestExecuteRandomMatchesTheLuaLoop: stmt:_execute_random, which runs
+// the statement loops of the bundled workloads in one call, draws the same
+// ids and sets the same parameters as the Lua loop it stands for, with a
+// fractional count, a range width and none.
+func TestExecuteRandomMatchesTheLuaLoop(t *testing.T) {
+	admin := needMySQL(t)
+	t.Cleanup(func() { admin.Exec("DROP TABLE IF EXISTS sbgo_random_ids") })
+	for _, width := range []string{"9", "-1"} {
+		if r := runBinary(t, sbgoBinary, append(withArgs([]string{"random_ids.lua"}, mysqlArgs...), "prepare")...); r.code != 0 {
+			t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
+		}
+		for _, mode := range []string{"fast", "lua"} {
+			args := withArgs([]string{"random_ids.lua", "--mode=" + mode, "--width=" + width, "--rand-seed=42", "--rand-type=uniform", "--threads=1", "--events=50"}, mysqlArgs...)
+			r := runBinary(t, sbgoBinary, append(args, "run")...)
+			if r.code != 0 {
+				t.Fatalf("%s, width %s: exit %d\n%s", mode, width, r.code, r.stdout)
+			}
+			if got := reportNumber(t, r.stdout, "write"); got != 100 {
+				t.Errorf("%s, width %s: %d writes counted, want 100 (2 per event)", mode, width, got)
+			}
+		}
+		rows := map[string][][2]int64{}
+		for _, mode := range []string{"fast", "lua"} {
+			res, err := admin.Query("SELECT first, last FROM sbgo_random_ids WHERE mode = ? ORDER BY seq", mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for res.Next() {
+				var p [2]int64
+				if err := res.Scan(&p[0], &p[1]); err != nil {
+					t.Fatal(err)
+				}
+				rows[mode] = append(rows[mode], p)
+			}
+			res.Close()
+		}
+		if len(rows["fast"]) != 100 || !slices.Equal(rows["fast"], rows["lua"]) {
+			t.Fatalf("width %s: fast and Lua rows differ:\nfast %v\nlua  %v", width, rows["fast"], rows["lua"])
+		}
+		distinct := map[int64]bool{}
+		for _, p := range rows["fast"] {
+			distinct[p[0]] = true
+			want := p[0] + 9
+			if width == "-1" {
+				want = -1
+			}
+			if p[0] < 1 || p[0] > 1000 || p[1] != want {
+				t.Fatalf("width %s: row %v out of shape", width, p)
+			}
+		}
+		if len(distinct) < 80 {
+			t.Errorf("width %s: only %d distinct ids in 100 draws", width, len(distinct))
+		}
 	}
 }
