@@ -23,12 +23,6 @@ type eface struct {
 	data unsafe.Pointer
 }
 
-// lstringBox is a string header followed by the string's bytes in one
-// allocation.
-type lstringBox struct {
-	s lua.LString
-}
-
 var (
 	numberItab = func() unsafe.Pointer { var v lua.LValue = lua.LNumber(0); return (*eface)(unsafe.Pointer(&v)).typ }()
 	stringItab = func() unsafe.Pointer { var v lua.LValue = lua.LString(""); return (*eface)(unsafe.Pointer(&v)).typ }()
@@ -62,14 +56,14 @@ func newLString(b []byte) lua.LValue {
 	if len(b) == 0 {
 		return lua.LString("")
 	}
-	const hdr = unsafe.Sizeof(lstringBox{})
+	const hdr = unsafe.Sizeof(lua.LString(""))
 	mem := make([]byte, int(hdr)+len(b))
 	copy(mem[hdr:], b)
-	box := (*lstringBox)(unsafe.Pointer(&mem[0]))
-	box.s = lua.LString(unsafe.String(&mem[hdr], len(b)))
+	header := (*lua.LString)(unsafe.Pointer(&mem[0]))
+	*header = lua.LString(unsafe.String(&mem[hdr], len(b)))
 	var lv lua.LValue
 	e := (*eface)(unsafe.Pointer(&lv))
 	e.typ = stringItab
-	e.data = unsafe.Pointer(box)
+	e.data = unsafe.Pointer(header)
 	return lv
 }

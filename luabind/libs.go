@@ -93,34 +93,65 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// openStandardLibs opens gopher-lua's libraries that every state has, and
-// the optional ones of want, in the order gopher-lua's OpenLibs uses (it
-// decides the order of pairs(_G)). gopher-lua's channel library is left
-// out: LuaJIT has none.
-func (st *state) openStandardLibs(want libSet) {
+// standardLibs are gopher-lua's libraries in the order its OpenLibs uses
+// (it decides the order of pairs(_G)); opt is 0 for those every state
+// has. gopher-lua's channel library is left out: LuaJIT has none.
+var standardLibs = []struct {
+	name string
+	open lua.LGFunction
+	opt  libSet
+}{
+	{lua.LoadLibName, lua.OpenPackage, 0},
+	{lua.BaseLibName, lua.OpenBase, 0},
+	{lua.TabLibName, lua.OpenTable, 0},
+	{lua.IoLibName, lua.OpenIo, libIO},
+	{lua.OsLibName, lua.OpenOs, libOS},
+	{lua.StringLibName, lua.OpenString, 0},
+	{lua.MathLibName, lua.OpenMath, 0},
+	{lua.DebugLibName, lua.OpenDebug, libDebug},
+	{lua.CoroutineLibName, lua.OpenCoroutine, libCoroutine},
+}
+
+// openStandardLibs opens the standard libraries every state has and the
+// optional ones of want, and returns the optional ones it opened. Once
+// the script has started (late), a library whose global name the script
+// has taken for something else stays closed.
+func (st *state) openStandardLibs(want libSet, late bool) libSet {
 	L := st.L
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-		opt  libSet // 0: always open
-	}{
-		{lua.LoadLibName, lua.OpenPackage, 0},
-		{lua.BaseLibName, lua.OpenBase, 0},
-		{lua.TabLibName, lua.OpenTable, 0},
-		{lua.IoLibName, lua.OpenIo, libIO},
-		{lua.OsLibName, lua.OpenOs, libOS},
-		{lua.StringLibName, lua.OpenString, 0},
-		{lua.MathLibName, lua.OpenMath, 0},
-		{lua.DebugLibName, lua.OpenDebug, libDebug},
-		{lua.CoroutineLibName, lua.OpenCoroutine, libCoroutine},
-	} {
-		if lib.opt == 0 || want&lib.opt != 0 {
-			L.Push(L.NewFunction(lib.open))
-			L.Push(lua.LString(lib.name))
-			L.Call(1, 0)
+	var opened libSet
+	for _, lib := range standardLibs {
+		if lib.opt == 0 && late || lib.opt != 0 && want&lib.opt == 0 {
+			continue
 		}
+		if late && L.GetGlobal(lib.name) != lua.LNil {
+			continue
+		}
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+		opened |= lib.opt
 	}
-	st.libs = want
+	return opened
+}
+
+// openStandIns installs what comes with the optional libraries of libs
+// besides gopher-lua's own: the LuaJIT stand-ins of io and os, the
+// modules bit, ffi and jit, and the 0.5 API. The sysbench table must
+// exist.
+func (st *state) openStandIns(libs libSet) {
+	L := st.L
+	if libs&libIO != 0 {
+		st.compat.openIO(L)
+	}
+	if libs&libOS != 0 {
+		st.compat.patchOS(L)
+	}
+	if libs&libLuaJIT != 0 {
+		st.compat.openModules(L)
+	}
+	if libs&libLegacy != 0 {
+		st.openLegacy()
+	}
 }
 
 // openLibs opens the optional libraries of want that st has not opened
@@ -133,31 +164,6 @@ func (st *state) openLibs(want libSet) {
 		return
 	}
 	st.libs |= missing
-	L := st.L
-	for _, lib := range []struct {
-		name  string
-		open  lua.LGFunction
-		opt   libSet
-		patch func(*lua.LState) // the LuaJIT stand-ins for this library
-	}{
-		{lua.IoLibName, lua.OpenIo, libIO, st.compat.openIO},
-		{lua.OsLibName, lua.OpenOs, libOS, st.compat.patchOS},
-		{lua.DebugLibName, lua.OpenDebug, libDebug, nil},
-		{lua.CoroutineLibName, lua.OpenCoroutine, libCoroutine, nil},
-	} {
-		if missing&lib.opt != 0 && L.GetGlobal(lib.name) == lua.LNil {
-			L.Push(L.NewFunction(lib.open))
-			L.Push(lua.LString(lib.name))
-			L.Call(1, 0)
-			if lib.patch != nil {
-				lib.patch(L)
-			}
-		}
-	}
-	if missing&libLuaJIT != 0 {
-		st.compat.openModules(L)
-	}
-	if missing&libLegacy != 0 {
-		st.openLegacy()
-	}
+	opened := st.openStandardLibs(missing, true)
+	st.openStandIns(opened | missing&(libLuaJIT|libLegacy))
 }

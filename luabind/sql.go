@@ -828,13 +828,7 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 // stmtExecute is stmt:execute(): runs the statement with the parameters'
 // current values.
 func (st *state) stmtExecute(L *lua.LState) int {
-	s := checkStmt(L)
-	c := s.conn
-	if c.closed || s.closed {
-		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
-		L.RaiseError("SQL API error")
-	}
-	if r := st.runStmt(L, s); r != nil {
+	if r := st.runStmt(L, checkStmt(L)); r != nil {
 		L.Push(r.object(L))
 		return 1
 	}
@@ -847,6 +841,10 @@ func (st *state) stmtExecute(L *lua.LState) int {
 // them.
 func (st *state) runStmt(L *lua.LState, s *luaStmt) *luaResult {
 	c := s.conn
+	if c.closed || s.closed {
+		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
+		L.RaiseError("SQL API error")
+	}
 	for i, p := range s.bound {
 		s.args[i] = p.val
 	}
@@ -885,12 +883,7 @@ func (st *state) stmtExecuteRandom(L *lua.LState) int {
 	if id.val.Type != db.ParamInt || last != nil && last.val.Type != db.ParamInt {
 		L.RaiseError("_execute_random: the parameters must be integers")
 	}
-	c := s.conn
 	for i := 1.0; i <= count; i++ {
-		if c.closed || s.closed {
-			st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
-			L.RaiseError("SQL API error")
-		}
 		first := st.rand.Default(1, size)
 		id.val.Null, id.val.I = false, int64(first)
 		if last != nil {

@@ -135,22 +135,12 @@ func (s *Script) newState(tid int, ev *engine.Events, r *Rand) *state {
 	if s.main != nil {
 		libs = s.finder.cache.libs() | s.protoLibs
 	}
-	st.openStandardLibs(libs)
+	st.openStandardLibs(libs, false)
+	st.libs = libs
 	st.compat = newCompatState(L, CompatEnv{Out: s.cfg.Out, CounterInc: st.counterInc})
-	if libs&libIO != 0 {
-		st.compat.openIO(L)
-	}
-	if libs&libOS != 0 {
-		st.compat.patchOS(L)
-	}
-	if libs&libLuaJIT != 0 {
-		st.compat.openModules(L)
-	}
 	st.installLoader()
 	st.openSysbench()
-	if libs&libLegacy != 0 {
-		st.openLegacy()
-	}
+	st.openStandIns(libs)
 	return st
 }
 
