@@ -261,6 +261,21 @@ local KINDS = {
   },
 }
 
+-- The statement and parameter methods execute_* call, taken from the first
+-- statement and parameter prepared: every statement (and every parameter)
+-- has the same ones, and a plain call saves the two table lookups per call
+-- of a method call through the object's metatable.
+local stmt_execute, execute_random, param_set, param_set_rand_str
+
+local function remember_methods(s, p)
+  if stmt_execute == nil then
+    stmt_execute, execute_random = s.execute, s._execute_random
+  end
+  if p ~= nil and param_set == nil then
+    param_set, param_set_rand_str = p.set, p.set_rand_str
+  end
+end
+
 -- prepare_for_each_table prepares statement kind `kind` on every table
 -- and binds its parameter objects once; execute_* only set their values.
 function prepare_for_each_table(kind)
@@ -277,6 +292,7 @@ function prepare_for_each_table(kind)
       end
     end
     s:bind_param(unpack(bound))
+    remember_methods(s, bound[1])
     stmt[t][kind] = s
     param[t][kind] = bound
   end
@@ -284,10 +300,12 @@ end
 
 function prepare_begin()
   stmt.begin = con:prepare("BEGIN")
+  remember_methods(stmt.begin)
 end
 
 function prepare_commit()
   stmt.commit = con:prepare("COMMIT")
+  remember_methods(stmt.commit)
 end
 
 function prepare_point_selects() prepare_for_each_table("point_selects") end
@@ -394,11 +412,11 @@ local function get_id()
 end
 
 function begin()
-  stmt.begin:execute()
+  stmt_execute(stmt.begin)
 end
 
 function commit()
-  stmt.commit:execute()
+  stmt_execute(stmt.commit)
 end
 
 -- The built-in sysbench.rand.default. While it is in place, the loops
@@ -411,16 +429,16 @@ local builtin_default = rand.default
 local function execute_by_id(kind)
   local opt = sb.opt
   local t = rand.uniform(1, opt.tables)
-  local s, id = stmt[t][kind], param[t][kind][1]
+  local s = stmt[t][kind]
   local default, size = rand.default, opt.table_size
   if default == builtin_default then
-    s:_execute_random(opt[kind], size)
+    execute_random(s, opt[kind], size)
     return
   end
-  local set, execute = id.set, s.execute
+  local id = param[t][kind][1]
   for _ = 1, opt[kind] do
-    set(id, default(1, size))
-    execute(s)
+    param_set(id, default(1, size))
+    stmt_execute(s)
   end
 end
 
@@ -429,18 +447,19 @@ end
 local function execute_range(kind)
   local opt = sb.opt
   local t = rand.uniform(1, opt.tables)
-  local s, p = stmt[t][kind], param[t][kind]
+  local s = stmt[t][kind]
   local width, size, default = opt.range_size - 1, opt.table_size, rand.default
   if default == builtin_default then
-    s:_execute_random(opt[kind], size, width)
+    execute_random(s, opt[kind], size, width)
     return
   end
+  local p = param[t][kind]
   local first_p, last_p = p[1], p[2]
   for _ = 1, opt[kind] do
     local first = default(1, size)
-    first_p:set(first)
-    last_p:set(first + width)
-    s:execute()
+    param_set(first_p, first)
+    param_set(last_p, first + width)
+    stmt_execute(s)
   end
 end
 
@@ -454,10 +473,11 @@ function execute_index_updates() execute_by_id("index_updates") end
 function execute_non_index_updates()
   local t = get_table_num()
   local s, p = stmt[t].non_index_updates, param[t].non_index_updates
+  local c, id = p[1], p[2]
   for _ = 1, sb.opt.non_index_updates do
-    p[1]:set_rand_str(C_TEMPLATE)
-    p[2]:set(get_id())
-    s:execute()
+    param_set_rand_str(c, C_TEMPLATE)
+    param_set(id, get_id())
+    stmt_execute(s)
   end
 end
 
@@ -469,12 +489,12 @@ function execute_delete_inserts()
   local del_id, row = param[t].deletes[1], param[t].inserts
   for _ = 1, sb.opt.delete_inserts do
     local id, k = get_id(), get_id()
-    del_id:set(id)
-    row[1]:set(id)
-    row[2]:set(k)
-    row[3]:set_rand_str(C_TEMPLATE)
-    row[4]:set_rand_str(PAD_TEMPLATE)
-    del:execute()
-    ins:execute()
+    param_set(del_id, id)
+    param_set(row[1], id)
+    param_set(row[2], k)
+    param_set_rand_str(row[3], C_TEMPLATE)
+    param_set_rand_str(row[4], PAD_TEMPLATE)
+    stmt_execute(del)
+    stmt_execute(ins)
   end
 end

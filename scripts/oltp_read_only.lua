@@ -4,6 +4,14 @@
 
 require("oltp_common")
 
+-- What event() calls, as upvalues rather than global lookups per event.
+local sb, begin, commit, check_reconnect = sysbench, begin, commit, check_reconnect
+local execute_point_selects = execute_point_selects
+local execute_simple_ranges = execute_simple_ranges
+local execute_sum_ranges = execute_sum_ranges
+local execute_order_ranges = execute_order_ranges
+local execute_distinct_ranges = execute_distinct_ranges
+
 function prepare_statements()
   prepare_point_selects()
   if not sysbench.opt.skip_trx then
@@ -19,12 +27,13 @@ function prepare_statements()
 end
 
 function event()
-  local in_trx = not sysbench.opt.skip_trx
+  local opt = sb.opt
+  local in_trx = not opt.skip_trx
   if in_trx then
     begin()
   end
   execute_point_selects()
-  if sysbench.opt.range_selects then
+  if opt.range_selects then
     execute_simple_ranges()
     execute_sum_ranges()
     execute_order_ranges()

@@ -5,6 +5,17 @@
 
 require("oltp_common")
 
+-- What event() calls, as upvalues rather than global lookups per event.
+local sb, begin, commit, check_reconnect = sysbench, begin, commit, check_reconnect
+local execute_point_selects = execute_point_selects
+local execute_simple_ranges = execute_simple_ranges
+local execute_sum_ranges = execute_sum_ranges
+local execute_order_ranges = execute_order_ranges
+local execute_distinct_ranges = execute_distinct_ranges
+local execute_index_updates = execute_index_updates
+local execute_non_index_updates = execute_non_index_updates
+local execute_delete_inserts = execute_delete_inserts
+
 function prepare_statements()
   if not sysbench.opt.skip_trx then
     prepare_begin()
@@ -23,12 +34,13 @@ function prepare_statements()
 end
 
 function event()
-  local in_trx = not sysbench.opt.skip_trx
+  local opt = sb.opt
+  local in_trx = not opt.skip_trx
   if in_trx then
     begin()
   end
   execute_point_selects()
-  if sysbench.opt.range_selects then
+  if opt.range_selects then
     execute_simple_ranges()
     execute_sum_ranges()
     execute_order_ranges()

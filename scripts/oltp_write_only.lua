@@ -4,6 +4,12 @@
 
 require("oltp_common")
 
+-- What event() calls, as upvalues rather than global lookups per event.
+local sb, begin, commit, check_reconnect = sysbench, begin, commit, check_reconnect
+local execute_index_updates = execute_index_updates
+local execute_non_index_updates = execute_non_index_updates
+local execute_delete_inserts = execute_delete_inserts
+
 function prepare_statements()
   if not sysbench.opt.skip_trx then
     prepare_begin()
@@ -15,7 +21,8 @@ function prepare_statements()
 end
 
 function event()
-  local in_trx = not sysbench.opt.skip_trx
+  local opt = sb.opt
+  local in_trx = not opt.skip_trx
   if in_trx then
     begin()
   end

@@ -989,3 +989,40 @@ func TestSameStatementsAsSysbench(t *testing.T) {
 		})
 	}
 }
+
+// TestBundledLuaLoopsIssueTheSameStatements: oltp_common's Lua statement
+// loops, which run when a script replaces sysbench.rand.default, and the
+// one-call stmt:_execute_random path used otherwise, send the server the
+// same statements with the same values for one --rand-seed
+// (testdata/lua_loops.lua is oltp_read_write with a replaced default that
+// calls the built-in one).
+func TestBundledLuaLoopsIssueTheSameStatements(t *testing.T) {
+	db := needMySQL(t)
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	wlGeneralLog(t, db)
+	loops, err := filepath.Abs("../../testdata/lua_loops.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema, "--tables=2", "--table-size=1000"}
+	wlDropTables(t, db, wlSchema)
+	wlMust(t, sbgoBinary, nil, withArgs([]string{"oltp_read_write", "prepare"}, conn...)...)
+	run := withArgs(conn, "--rand-seed=7", "--threads=1", "--events=30", "run")
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		oneCall := wlRunPhase(t, db, sbgoBinary, withArgs([]string{"oltp_read_write"}, run...))
+		luaLoops := wlRunPhase(t, db, sbgoBinary, withArgs([]string{loops}, run...))
+		if oneCall.intact && luaLoops.intact {
+			if len(oneCall.sessions) != 1 || len(oneCall.sessions[0]) < 30*18 {
+				t.Fatalf("the one-call run logged %d sessions, want 1 with at least 540 lines", len(oneCall.sessions))
+			}
+			wlCompareSessions(t, "run", oneCall.sessions, luaLoops.sessions, wlSame)
+			return
+		}
+		if attempt == attempts {
+			t.Fatalf("the general log was turned off or emptied by another client in %d attempts", attempts)
+		}
+		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	}
+}
