@@ -424,51 +424,57 @@ end
 -- sets and executes exactly as the Lua loop after it does.
 local builtin_default = rand.default
 
--- execute_by_id runs statement kind `kind` --<kind> times, each with a
--- fresh random id as its only parameter.
-local function execute_by_id(kind)
-  local opt = sb.opt
-  local t = rand.uniform(1, opt.tables)
-  local s = stmt[t][kind]
-  local default, size = rand.default, opt.table_size
-  if default == builtin_default then
-    execute_random(s, opt[kind], size)
-    return
-  end
-  local id = param[t][kind][1]
-  for _ = 1, opt[kind] do
-    param_set(id, default(1, size))
-    stmt_execute(s)
-  end
-end
-
--- execute_range runs range kind `kind` --<kind> times over
--- [id, id + range_size - 1].
-local function execute_range(kind)
-  local opt = sb.opt
-  local t = rand.uniform(1, opt.tables)
-  local s = stmt[t][kind]
-  local width, size, default = opt.range_size - 1, opt.table_size, rand.default
-  if default == builtin_default then
-    execute_random(s, opt[kind], size, width)
-    return
-  end
-  local p = param[t][kind]
-  local first_p, last_p = p[1], p[2]
-  for _ = 1, opt[kind] do
-    local first = default(1, size)
-    param_set(first_p, first)
-    param_set(last_p, first + width)
-    stmt_execute(s)
+-- by_id_runner(kind) is a function that runs statement kind `kind`
+-- --<kind> times, each with a fresh random id as its only parameter. (A
+-- closure per kind rather than a shared function taking the kind: one Lua
+-- call less per execute_*.)
+local function by_id_runner(kind)
+  return function()
+    local opt = sb.opt
+    local t = rand.uniform(1, opt.tables)
+    local s = stmt[t][kind]
+    local default, size = rand.default, opt.table_size
+    if default == builtin_default then
+      execute_random(s, opt[kind], size)
+      return
+    end
+    local id = param[t][kind][1]
+    for _ = 1, opt[kind] do
+      param_set(id, default(1, size))
+      stmt_execute(s)
+    end
   end
 end
 
-function execute_point_selects() execute_by_id("point_selects") end
-function execute_simple_ranges() execute_range("simple_ranges") end
-function execute_sum_ranges() execute_range("sum_ranges") end
-function execute_order_ranges() execute_range("order_ranges") end
-function execute_distinct_ranges() execute_range("distinct_ranges") end
-function execute_index_updates() execute_by_id("index_updates") end
+-- range_runner(kind) is a function that runs range kind `kind` --<kind>
+-- times over [id, id + range_size - 1].
+local function range_runner(kind)
+  return function()
+    local opt = sb.opt
+    local t = rand.uniform(1, opt.tables)
+    local s = stmt[t][kind]
+    local width, size, default = opt.range_size - 1, opt.table_size, rand.default
+    if default == builtin_default then
+      execute_random(s, opt[kind], size, width)
+      return
+    end
+    local p = param[t][kind]
+    local first_p, last_p = p[1], p[2]
+    for _ = 1, opt[kind] do
+      local first = default(1, size)
+      param_set(first_p, first)
+      param_set(last_p, first + width)
+      stmt_execute(s)
+    end
+  end
+end
+
+execute_point_selects = by_id_runner("point_selects")
+execute_simple_ranges = range_runner("simple_ranges")
+execute_sum_ranges = range_runner("sum_ranges")
+execute_order_ranges = range_runner("order_ranges")
+execute_distinct_ranges = range_runner("distinct_ranges")
+execute_index_updates = by_id_runner("index_updates")
 
 function execute_non_index_updates()
   local t = get_table_num()
