@@ -4,7 +4,7 @@
 require("oltp_common")
 
 -- What event() calls, as upvalues rather than global lookups per event.
-local execute_point_selects, check_reconnect = execute_point_selects, check_reconnect
+local sb, execute_point_selects, check_reconnect = sysbench, execute_point_selects, check_reconnect
 
 function prepare_statements()
   -- One SELECT per event, whatever --point_selects says.
@@ -14,5 +14,8 @@ end
 
 function event()
   execute_point_selects()
-  check_reconnect()
+  -- check_reconnect() does nothing without --reconnect: skip the call.
+  if sb.opt.reconnect > 0 then
+    check_reconnect()
+  end
 end

@@ -52,5 +52,8 @@ function event()
   if in_trx then
     commit()
   end
-  check_reconnect()
+  -- check_reconnect() does nothing without --reconnect: skip the call.
+  if opt.reconnect > 0 then
+    check_reconnect()
+  end
 end
