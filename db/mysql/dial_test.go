@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	"sbgo/engine"
 )
 
 func TestIOModeOption(t *testing.T) {
@@ -14,7 +17,12 @@ func TestIOModeOption(t *testing.T) {
 		blocking bool
 		wantErr  string
 	}{
+		// auto, the default, blocks while the workers own OS threads
+		// (see ioModeOption).
 		{"default", nil, true, ""},
+		{"auto, few threads", []string{"mysql-io-mode", "auto", "threads", strconv.Itoa(engine.OSThreadWorkers())}, true, ""},
+		{"auto, many threads", []string{"threads", strconv.Itoa(engine.OSThreadWorkers() + 1)}, false, ""},
+		{"blocking, many threads", []string{"mysql-io-mode", "blocking", "threads", strconv.Itoa(engine.OSThreadWorkers() + 1)}, true, ""},
 		{"blocking", []string{"mysql-io-mode", "blocking"}, true, ""},
 		{"poller", []string{"mysql-io-mode", "poller"}, false, ""},
 		{"junk", []string{"mysql-io-mode", "epoll"}, false, "Invalid value for --mysql-io-mode: 'epoll'"},

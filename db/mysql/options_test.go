@@ -22,6 +22,10 @@ func newOptions(t testing.TB, kv ...string) *engine.Options {
 	if err := o.Register(engine.Option{Name: "db-ps-mode", Type: engine.ArgString, Default: engine.Default("auto")}); err != nil {
 		t.Fatal(err)
 	}
+	// --threads, a general option, chooses the sessions' I/O mode.
+	if err := o.Register(engine.Option{Name: "threads", Type: engine.ArgInt, Default: engine.Default("1")}); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		v := kv[i+1]
 		if err := o.Set(kv[i], &v); err != nil {
@@ -70,7 +74,7 @@ func TestOptionsTable(t *testing.T) {
 		{"mysql-debug", "off"},
 		{"mysql-ignore-errors", "1213,1020,1205"},
 		{"mysql-dry-run", "off"},
-		{"mysql-io-mode", "blocking"},
+		{"mysql-io-mode", "auto"},
 	}
 	opts := Factory{}.Options()
 	if len(opts) != len(want) {
