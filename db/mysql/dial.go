@@ -16,7 +16,7 @@ import (
 // blocked in read(2) keeps its processor until the runtime's sysmon takes
 // it back (20 µs or more), so only a few sessions have a query at the
 // server at any moment. Measured with 64 threads of oltp_point_select on
-// 2 CPUs: 2-14 statements running in MariaDB (Threads_running) against
+// 2 CPUs: 1-14 statements running in MariaDB (Threads_running) against
 // sysbench's 20-64, and a latency distribution that is not the server's
 // (95th percentile 0.11 ms, maximum 623 ms; sysbench: 2.11 ms, 157 ms).
 // With the poller every worker's query is in flight as in sysbench, for
