@@ -261,19 +261,36 @@ local KINDS = {
   },
 }
 
--- The statement and parameter methods execute_* call, taken from the first
--- statement and parameter prepared: every statement (and every parameter)
--- has the same ones, and a plain call saves the two table lookups per call
--- of a method call through the object's metatable.
+-- The statement and parameter methods execute_* call, taken from the
+-- statements and parameters prepared: every statement (and every
+-- parameter) has the same ones, and a plain call saves the two table
+-- lookups per call of a method call through the object's metatable.
 local stmt_execute, execute_random, param_set, param_set_rand_str
 
 local function remember_methods(s, p)
-  if stmt_execute == nil then
-    stmt_execute, execute_random = s.execute, s._execute_random
-  end
-  if p ~= nil and param_set == nil then
+  stmt_execute, execute_random = s.execute, s._execute_random
+  if p ~= nil then
     param_set, param_set_rand_str = p.set, p.set_rand_str
   end
+end
+
+-- Until then (a script may prepare its statements without the prepare_*
+-- functions), the first call takes the methods from its own object.
+stmt_execute = function(s, ...)
+  remember_methods(s)
+  return stmt_execute(s, ...)
+end
+execute_random = function(s, ...)
+  remember_methods(s)
+  return execute_random(s, ...)
+end
+param_set = function(p, ...)
+  param_set, param_set_rand_str = p.set, p.set_rand_str
+  return param_set(p, ...)
+end
+param_set_rand_str = function(p, ...)
+  param_set, param_set_rand_str = p.set, p.set_rand_str
+  return param_set_rand_str(p, ...)
 end
 
 -- prepare_for_each_table prepares statement kind `kind` on every table

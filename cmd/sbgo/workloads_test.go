@@ -1026,3 +1026,27 @@ func TestBundledLuaLoopsIssueTheSameStatements(t *testing.T) {
 		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
 	}
 }
+
+// TestBundledHelpersOnTheScriptsOwnStatements: begin(), commit() and
+// execute_point_selects() of the bundled oltp_common work on statements a
+// script prepared itself rather than through the prepare_* functions
+// (testdata/own_statements.lua), on the one-call path and on the Lua loops.
+func TestBundledHelpersOnTheScriptsOwnStatements(t *testing.T) {
+	db := needMySQL(t)
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	own, err := filepath.Abs("../../testdata/own_statements.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema, "--tables=2", "--table-size=100"}
+	wlDropTables(t, db, wlSchema)
+	wlMust(t, sbgoBinary, nil, withArgs([]string{"oltp_point_select", "prepare"}, conn...)...)
+	for _, loops := range []string{"off", "on"} {
+		r := wlMust(t, sbgoBinary, nil, withArgs([]string{own}, append(conn, "--lua_loops="+loops, "--threads=2", "--events=20", "run")...)...)
+		// --point_selects=10 per event, with BEGIN and COMMIT.
+		if reads, other := reportNumber(t, r.stdout, "read"), reportNumber(t, r.stdout, "other"); reads != 200 || other != 40 {
+			t.Errorf("--lua_loops=%s: %d reads and %d other statements counted, want 200 and 40\n%s", loops, reads, other, r.stdout)
+		}
+	}
+}
