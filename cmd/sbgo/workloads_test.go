@@ -990,6 +990,24 @@ func TestSameStatementsAsSysbench(t *testing.T) {
 	}
 }
 
+// wlPreparedScript makes wlSchema with the tables of the bundled workload
+// prepared (sized by tableArgs), and returns a connection as root, the
+// absolute path of testdata's script and its connection options.
+func wlPreparedScript(t *testing.T, script, prepared string, tableArgs ...string) (*sql.DB, string, []string) {
+	t.Helper()
+	db := needMySQL(t)
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	path, err := filepath.Abs(filepath.Join("../../testdata", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := append([]string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema}, tableArgs...)
+	wlDropTables(t, db, wlSchema)
+	wlMust(t, sbgoBinary, nil, withArgs([]string{prepared, "prepare"}, conn...)...)
+	return db, path, conn
+}
+
 // TestBundledLuaLoopsIssueTheSameStatements: oltp_common's Lua statement
 // loops, which run when a script replaces sysbench.rand.default, and the
 // one-call stmt:_execute_random path used otherwise, send the server the
@@ -997,17 +1015,8 @@ func TestSameStatementsAsSysbench(t *testing.T) {
 // (testdata/lua_loops.lua is oltp_read_write with a replaced default that
 // calls the built-in one).
 func TestBundledLuaLoopsIssueTheSameStatements(t *testing.T) {
-	db := needMySQL(t)
-	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
-	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	db, loops, conn := wlPreparedScript(t, "lua_loops.lua", "oltp_read_write", "--tables=2", "--table-size=1000")
 	wlGeneralLog(t, db)
-	loops, err := filepath.Abs("../../testdata/lua_loops.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema, "--tables=2", "--table-size=1000"}
-	wlDropTables(t, db, wlSchema)
-	wlMust(t, sbgoBinary, nil, withArgs([]string{"oltp_read_write", "prepare"}, conn...)...)
 	run := withArgs(conn, "--rand-seed=7", "--threads=1", "--events=30", "run")
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
@@ -1032,16 +1041,7 @@ func TestBundledLuaLoopsIssueTheSameStatements(t *testing.T) {
 // script prepared itself rather than through the prepare_* functions
 // (testdata/own_statements.lua), on the one-call path and on the Lua loops.
 func TestBundledHelpersOnTheScriptsOwnStatements(t *testing.T) {
-	db := needMySQL(t)
-	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
-	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
-	own, err := filepath.Abs("../../testdata/own_statements.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema, "--tables=2", "--table-size=100"}
-	wlDropTables(t, db, wlSchema)
-	wlMust(t, sbgoBinary, nil, withArgs([]string{"oltp_point_select", "prepare"}, conn...)...)
+	_, own, conn := wlPreparedScript(t, "own_statements.lua", "oltp_point_select", "--tables=2", "--table-size=100")
 	for _, loops := range []string{"off", "on"} {
 		r := wlMust(t, sbgoBinary, nil, withArgs([]string{own}, append(conn, "--lua_loops="+loops, "--threads=2", "--events=20", "run")...)...)
 		// --point_selects=10 per event, with BEGIN and COMMIT.
