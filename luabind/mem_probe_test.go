@@ -25,24 +25,35 @@ func BenchmarkStateMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	const n = 100
+	reportHeapPerItem(b, 100, "KB/state", func(int) func() {
+		st := s.newState(1, nil, NewRand(1, &s.randOpts))
+		if err := st.runChunk(); err != nil {
+			b.Fatal(err)
+		}
+		st.exportOptions()
+		return func() { runtime.KeepAlive(st) }
+	})
+}
+
+// reportHeapPerItem reports, as metric unit, the live heap that n items
+// made by newItem hold each, measured between two collections. newItem(j)
+// returns the item's release, called once the heap is measured, which
+// also keeps the item alive until then.
+func reportHeapPerItem(b *testing.B, n int, unit string, newItem func(j int) func()) {
 	var before, after runtime.MemStats
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		states := make([]*state, n)
-		for j := range states {
-			st := s.newState(1, nil, NewRand(1, &s.randOpts))
-			if err := st.runChunk(); err != nil {
-				b.Fatal(err)
-			}
-			st.exportOptions()
-			states[j] = st
+		releases := make([]func(), n)
+		for j := range releases {
+			releases[j] = newItem(j)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n/1024, "KB/state")
-		runtime.KeepAlive(states)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n)/1024, unit)
+		for _, release := range releases {
+			release()
+		}
 	}
 }
 
@@ -66,27 +77,14 @@ func BenchmarkWorkerMemory(b *testing.B) {
 	}
 	s := loadWorkload(b, "oltp_point_select", "run", args)
 	defer s.Close()
-	const n = 200
-	var before, after runtime.MemStats
-	for i := 0; i < b.N; i++ {
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		workers := make([]engine.Thread, n)
-		for j := range workers {
-			w, err := s.NewThread(j+1, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := w.Init(); err != nil {
-				b.Fatal(err)
-			}
-			workers[j] = w
+	reportHeapPerItem(b, 200, "KB/worker", func(j int) func() {
+		w, err := s.NewThread(j+1, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n/1024, "KB/worker")
-		for _, w := range workers {
-			w.Close()
+		if err := w.Init(); err != nil {
+			b.Fatal(err)
 		}
-	}
+		return w.Close
+	})
 }
