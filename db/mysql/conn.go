@@ -37,7 +37,7 @@ type sessionStmt interface {
 //
 // With a wire (see wire.go), queries and prepared statements go through
 // it, and the answer itself says whether there is a result set. Without
-// one (--mysql-io-mode=poller, TLS, compression), Query and Execute send
+// one (--mysql-io-mode=go-sql-driver, TLS, compression), Query and Execute send
 // a statement through go-sql-driver's query path (which reads a result
 // set lazily) when its first keyword says it returns rows (see
 // returnsRows), and through the exec path otherwise, because only the
@@ -73,7 +73,7 @@ type conn struct {
 // open dials the session for c.ep.
 func (c *conn) open(ctx context.Context) error {
 	var hc *handshakeCapture
-	if c.d.set.blocking {
+	if c.d.set.ioMode != ioDriver {
 		hc = new(handshakeCapture)
 		ctx = context.WithValue(ctx, captureKey{}, hc)
 	}

@@ -1,15 +1,38 @@
 package mysql
 
 import (
+	"fmt"
+
 	"sbgo/db/sockconn"
 	"sbgo/engine"
 )
 
-// ioModeOption is --mysql-io-mode: sessions on blocking sockets (a round
-// trip then costs the client about what it costs libmysqlclient), on Go's
-// own connections (the network poller), or auto, the default: blocking
-// while the workers own OS threads (up to engine.OSThreadWorkers), the
-// poller beyond.
+// ioMode is how a session waits for the server, and whose code carries
+// its prepared statements.
+type ioMode uint8
+
+const (
+	// ioBlocking: sockconn's blocking socket, sbgo's protocol code
+	// (wire.go). A round trip costs the client about what it costs
+	// libmysqlclient, but every waiting session holds an OS thread.
+	ioBlocking ioMode = iota
+	// ioPoller: Go's own connection, waited on by the runtime's network
+	// poller, sbgo's protocol code.
+	ioPoller
+	// ioDriver: Go's own connection and go-sql-driver's statements, the
+	// fallback should sbgo's protocol code misread a server.
+	ioDriver
+)
+
+// Values of --mysql-io-mode beyond sockconn's blocking and poller.
+const (
+	modeAuto   = "auto"
+	modeDriver = "go-sql-driver"
+)
+
+// ioModeOption is --mysql-io-mode. auto, the default, is blocking while
+// the workers own OS threads (up to engine.OSThreadWorkers), the poller
+// beyond.
 //
 // Why not blocking sockets at every thread count: beyond
 // engine.OSThreadWorkers the workers share Go's processors, and a worker
@@ -21,29 +44,36 @@ import (
 // (95th percentile 0.11 ms, maximum 623 ms; sysbench: 2.11 ms, 157 ms).
 // With the poller every worker's query is in flight as in sysbench, for
 // more client CPU per query.
-var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp + "; auto: blocking up to " +
-	"8 threads per CPU (each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
+var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp + "; go-sql-driver: the poller with " +
+	"go-sql-driver's own prepared statements (the fallback); auto: blocking up to 8 threads per CPU " +
+	"(each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
 
-// modeAuto is --mysql-io-mode=auto.
-const modeAuto = "auto"
-
-// readIOMode reads --mysql-io-mode: whether sessions use blocking
-// sockets.
-func readIOMode(opts *engine.Options) (bool, error) {
-	mode := stringOptionOr(opts, ioModeOption.Name, modeAuto)
-	if mode == modeAuto {
+// readIOMode reads --mysql-io-mode.
+func readIOMode(opts *engine.Options) (ioMode, error) {
+	switch mode := stringOptionOr(opts, ioModeOption.Name, modeAuto); mode {
+	case modeAuto:
 		threads := 1
 		if v, ok := opts.Lookup("threads"); ok && !v.IsNull() {
 			threads = v.Int()
 		}
-		return threads <= engine.OSThreadWorkers(), nil
+		if threads <= engine.OSThreadWorkers() {
+			return ioBlocking, nil
+		}
+		return ioPoller, nil
+	case sockconn.ModeBlocking:
+		return ioBlocking, nil
+	case sockconn.ModePoller:
+		return ioPoller, nil
+	case modeDriver:
+		return ioDriver, nil
+	default:
+		return 0, fmt.Errorf("Invalid value for --%s: '%s'", ioModeOption.Name, mode)
 	}
-	return sockconn.ParseMode(ioModeOption.Name, mode)
 }
 
 // BlocksThreads is db.ThreadBlocker: sessions block with
 // --mysql-io-mode=blocking, and with auto up to engine.OSThreadWorkers.
 func (Factory) BlocksThreads(opts *engine.Options) bool {
-	blocking, err := readIOMode(opts)
-	return err == nil && blocking
+	mode, err := readIOMode(opts)
+	return err == nil && mode == ioBlocking
 }

@@ -11,21 +11,24 @@ import (
 )
 
 func TestIOModeOption(t *testing.T) {
+	many := strconv.Itoa(engine.OSThreadWorkers() + 1)
 	tests := []struct {
-		name     string
-		kv       []string
-		blocking bool
-		wantErr  string
+		name    string
+		kv      []string
+		mode    ioMode
+		dialer  bool // sbgo's own dialer, which captures the handshake for the wire
+		wantErr string
 	}{
 		// auto, the default, blocks while the workers own OS threads
 		// (see ioModeOption).
-		{"default", nil, true, ""},
-		{"auto, few threads", []string{"mysql-io-mode", "auto", "threads", strconv.Itoa(engine.OSThreadWorkers())}, true, ""},
-		{"auto, many threads", []string{"threads", strconv.Itoa(engine.OSThreadWorkers() + 1)}, false, ""},
-		{"blocking, many threads", []string{"mysql-io-mode", "blocking", "threads", strconv.Itoa(engine.OSThreadWorkers() + 1)}, true, ""},
-		{"blocking", []string{"mysql-io-mode", "blocking"}, true, ""},
-		{"poller", []string{"mysql-io-mode", "poller"}, false, ""},
-		{"junk", []string{"mysql-io-mode", "epoll"}, false, "Invalid value for --mysql-io-mode: 'epoll'"},
+		{"default", nil, ioBlocking, true, ""},
+		{"auto, few threads", []string{"mysql-io-mode", "auto", "threads", strconv.Itoa(engine.OSThreadWorkers())}, ioBlocking, true, ""},
+		{"auto, many threads", []string{"threads", many}, ioPoller, true, ""},
+		{"blocking, many threads", []string{"mysql-io-mode", "blocking", "threads", many}, ioBlocking, true, ""},
+		{"blocking", []string{"mysql-io-mode", "blocking"}, ioBlocking, true, ""},
+		{"poller", []string{"mysql-io-mode", "poller"}, ioPoller, true, ""},
+		{"go-sql-driver", []string{"mysql-io-mode", "go-sql-driver", "threads", many}, ioDriver, false, ""},
+		{"junk", []string{"mysql-io-mode", "epoll"}, 0, false, "Invalid value for --mysql-io-mode: 'epoll'"},
 	}
 	for _, tt := range tests {
 		s, err := readSettings(newOptions(t, tt.kv...))
@@ -38,15 +41,21 @@ func TestIOModeOption(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
+		if s.ioMode != tt.mode {
+			t.Errorf("%s: mode %d, want %d", tt.name, s.ioMode, tt.mode)
+		}
 		d := &Driver{set: s}
-		if got := d.config(endpoint{host: "127.0.0.1", port: 3306}).DialFunc != nil; got != tt.blocking || s.blocking != tt.blocking {
-			t.Errorf("%s: custom dialer %v, want %v", tt.name, got, tt.blocking)
+		if got := d.config(endpoint{host: "127.0.0.1", port: 3306}).DialFunc != nil; got != tt.dialer {
+			t.Errorf("%s: custom dialer %v, want %v", tt.name, got, tt.dialer)
+		}
+		if got, want := (Factory{}).BlocksThreads(newOptions(t, tt.kv...)), tt.mode == ioBlocking; got != want {
+			t.Errorf("%s: BlocksThreads %v, want %v", tt.name, got, want)
 		}
 	}
 }
 
 // TestIOModesConnectErrors: a failed connection is reported with the
-// same number and text in both modes.
+// same number and text in every mode.
 func TestIOModesConnectErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none.sock")
 	endpoints := []struct {
@@ -58,7 +67,7 @@ func TestIOModesConnectErrors(t *testing.T) {
 	}
 	for _, ep := range endpoints {
 		var texts []string
-		for _, mode := range []string{"poller", "blocking"} {
+		for _, mode := range []string{"go-sql-driver", "poller", "blocking"} {
 			d, _ := newDriver(t, append(ep.kv, "mysql-io-mode", mode)...)
 			_, err := d.Connect(context.Background())
 			var ce *ConnectError
@@ -67,17 +76,17 @@ func TestIOModesConnectErrors(t *testing.T) {
 			}
 			texts = append(texts, ce.Error())
 		}
-		if texts[0] != texts[1] {
-			t.Errorf("%s: poller %q, blocking %q", ep.name, texts[0], texts[1])
+		if texts[0] != texts[1] || texts[0] != texts[2] {
+			t.Errorf("%s: go-sql-driver %q, poller %q, blocking %q", ep.name, texts[0], texts[1], texts[2])
 		}
 	}
 }
 
 // TestIOModesAgainstServer runs a query over TCP and over the Unix
-// socket in both modes.
+// socket in every mode.
 func TestIOModesAgainstServer(t *testing.T) {
 	name := scratchDB(t)
-	for _, mode := range []string{"poller", "blocking"} {
+	for _, mode := range []string{"go-sql-driver", "poller", "blocking"} {
 		for _, host := range []string{"127.0.0.1", "localhost"} {
 			c, _ := connect(t, name, "mysql-io-mode", mode, "mysql-host", host)
 			res := mustQuery(t, c, "SELECT 'a' UNION ALL SELECT 'b'")

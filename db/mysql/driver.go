@@ -4,11 +4,11 @@
 // BEGIN and COMMIT as separate statements.
 //
 // go-sql-driver opens every session (authentication, TLS, compression).
-// On the default blocking sockets without TLS or compression, the
-// commands of the per-event path (queries and prepared statements) are
-// then written and read by sbgo's own protocol code (wire.go), which
-// costs a fraction of go-sql-driver's client CPU per statement;
-// --mysql-io-mode=poller keeps go-sql-driver for everything.
+// On sessions without TLS or compression, the commands of the per-event
+// path (queries and prepared statements) are then written and read by
+// sbgo's own protocol code (wire.go), which costs a fraction of
+// go-sql-driver's client CPU per statement; --mysql-io-mode=go-sql-driver
+// keeps go-sql-driver for everything.
 //
 // It reproduces what sysbench 1.0.20's driver shows to scripts and users:
 // its options, the round-robin choice of host and port, the error numbers
@@ -144,8 +144,8 @@ type settings struct {
 	debug    bool
 	dryRun   bool
 	ignore   ignoreList
-	emulate  bool // --db-ps-mode=disable
-	blocking bool // --mysql-io-mode=blocking: sessions dial with sockconn
+	emulate  bool   // --db-ps-mode=disable
+	ioMode   ioMode // --mysql-io-mode, auto resolved
 }
 
 func readSettings(opts *engine.Options) (settings, error) {
@@ -192,7 +192,7 @@ func readSettings(opts *engine.Options) (settings, error) {
 	default:
 		return s, fmt.Errorf("Invalid value for db-ps-mode: %s", mode)
 	}
-	if s.blocking, err = readIOMode(opts); err != nil {
+	if s.ioMode, err = readIOMode(opts); err != nil {
 		return s, err
 	}
 	if s.tlsMode, err = parseSSLMode(opts); err != nil {
@@ -312,10 +312,13 @@ func (d *Driver) config(ep endpoint) *gomysql.Config {
 	cfg.AllowNativePasswords = true
 	cfg.CheckConnLiveness = false
 	cfg.Logger = debugLogger{d.log}
-	if d.set.blocking {
+	switch d.set.ioMode {
+	case ioBlocking:
 		// The same dialer and errors as go-sql-driver's own, on a
 		// blocking socket (see dial.go).
 		cfg.DialFunc = dialBlocking
+	case ioPoller:
+		cfg.DialFunc = dialPoller
 	}
 	if d.set.tls != nil {
 		cfg.TLS = d.set.tls.Clone()

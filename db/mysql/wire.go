@@ -12,7 +12,8 @@ import (
 
 // This file is sbgo's own reading and writing of the MySQL protocol for
 // prepared statements (COM_STMT_PREPARE, COM_STMT_EXECUTE and
-// COM_STMT_CLOSE), used on sessions over a blocking socket.
+// COM_STMT_CLOSE), and for text queries, used on sessions without TLS or
+// compression, over a blocking socket or Go's own connection.
 //
 // Why: prepared statements are the per-event path of every sysbench
 // workload, and go-sql-driver's execute costs more client CPU than the
@@ -27,13 +28,13 @@ import (
 // except the handle of a result set.
 //
 // go-sql-driver still opens the session (authentication, TLS,
-// compression) and carries text queries: the two never overlap, because
-// a session runs one command at a time and each command's answer is read
-// to its end before the next command. The capabilities this code must
+// compression) and closes it: the two never overlap, because a session
+// runs one command at a time and each command's answer is read to its
+// end before the next command. The capabilities this code must
 // honour are those go-sql-driver asked for in its handshake response,
-// which dialBlocking's connection reads as it is written. Sessions with
-// TLS or compression, and --mysql-io-mode=poller, keep go-sql-driver's
-// statements: that is the fallback.
+// which the dialer's connection reads as it is written (capture). Sessions
+// with TLS or compression, and --mysql-io-mode=go-sql-driver, keep
+// go-sql-driver's statements: that is the fallback.
 
 // Protocol constants (MySQL's and MariaDB's client/server protocol).
 const (
@@ -91,7 +92,7 @@ var (
 
 // wire reads and writes one session's packets.
 type wire struct {
-	nc            *sockconn.Conn
+	nc            wireConn
 	deprecateEOF  bool // result sets end with an OK packet, without EOF after the columns
 	cacheMetadata bool // MariaDB: execute answers flag whether column definitions follow
 
@@ -102,11 +103,26 @@ type wire struct {
 	long []byte // a payload of several packets, put together
 }
 
+// wireConn is the socket under a wire: sockconn's blocking socket, or Go's
+// own connection (pollerConn). ReadUnbuffered reads straight into the
+// wire's buffer, past any buffer of the connection's own.
+type wireConn interface {
+	Write(b []byte) (int, error)
+	ReadUnbuffered(b []byte) (int, error)
+	Close() error
+}
+
+// pollerConn is Go's own connection as a wireConn: its reads wait in the
+// runtime's network poller and never buffer.
+type pollerConn struct{ net.Conn }
+
+func (c pollerConn) ReadUnbuffered(b []byte) (int, error) { return c.Conn.Read(b) }
+
 // handshakeCapture learns, at connect time, the socket and the
-// capabilities go-sql-driver asked for. It travels to dialBlocking in the
+// capabilities go-sql-driver asked for. It travels to the dialer in the
 // context of the connect.
 type handshakeCapture struct {
-	nc      *sockconn.Conn
+	nc      wireConn
 	seen    bool
 	caps    uint32
 	extCaps uint32
@@ -123,19 +139,41 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc, _ := ctx.Value(captureKey{}).(*handshakeCapture)
 	sc, ok := nc.(*sockconn.Conn)
-	if hc == nil || !ok {
+	if !ok {
 		return nc, nil
 	}
-	*hc = handshakeCapture{nc: sc} // a retried connect starts afresh
-	return &capturingConn{Conn: sc, hc: hc}, nil
+	return capture(ctx, nc, sc), nil
 }
 
-// capturingConn is a sockconn.Conn that reads the capabilities in the
+// dialPoller is the DialFunc of --mysql-io-mode=poller: Go's own
+// connection, as go-sql-driver dials it (TCP keep-alive included), whose
+// first write is read as dialBlocking's is.
+func dialPoller(ctx context.Context, network, addr string) (net.Conn, error) {
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return capture(ctx, nc, pollerConn{nc}), nil
+}
+
+// capture returns nc for go-sql-driver, wrapped to read the handshake
+// response when the connect's context carries a handshakeCapture; wc is
+// the same socket for the session's wire.
+func capture(ctx context.Context, nc net.Conn, wc wireConn) net.Conn {
+	hc, _ := ctx.Value(captureKey{}).(*handshakeCapture)
+	if hc == nil {
+		return nc
+	}
+	*hc = handshakeCapture{nc: wc} // a retried connect starts afresh
+	return &capturingConn{Conn: nc, hc: hc}
+}
+
+// capturingConn is a connection that reads the capabilities in the
 // first packet it writes.
 type capturingConn struct {
-	*sockconn.Conn
+	net.Conn
 	hc *handshakeCapture
 }
 

@@ -35,19 +35,31 @@ func mustExecute(t testing.TB, st db.Stmt, args ...db.Value) db.Result {
 
 func intArg(v int64) db.Value { return db.Value{Type: db.ParamInt, I: v} }
 
-// Sessions over a blocking socket without TLS or compression prepare
-// through the wire; the others keep go-sql-driver's statements.
+// forWireModes runs a test of the wire once for each I/O mode that uses
+// it, with the mode's option for connect.
+func forWireModes(t *testing.T, f func(t *testing.T, mode []string)) {
+	for _, m := range []string{"blocking", "poller"} {
+		t.Run(m, func(t *testing.T) { f(t, []string{"mysql-io-mode", m}) })
+	}
+}
+
+// Sessions without TLS or compression prepare through the wire, over a
+// blocking socket or Go's own connection; the others, and
+// --mysql-io-mode=go-sql-driver, keep go-sql-driver's statements.
 func TestWhoCarriesStatements(t *testing.T) {
 	name := scratchDB(t)
 	tests := []struct {
-		name string
-		kv   []string
-		wire bool
+		name   string
+		kv     []string
+		wire   bool
+		socket string // the wire's connection type
 	}{
-		{"blocking", nil, true},
-		{"socket", []string{"mysql-host", "localhost"}, true},
-		{"poller", []string{"mysql-io-mode", "poller"}, false},
-		{"compression", []string{"mysql-compression", "on"}, false},
+		{"blocking", nil, true, "*sockconn.Conn"},
+		{"socket", []string{"mysql-host", "localhost"}, true, "*sockconn.Conn"},
+		{"poller", []string{"mysql-io-mode", "poller"}, true, "mysql.pollerConn"},
+		{"poller, socket", []string{"mysql-io-mode", "poller", "mysql-host", "localhost"}, true, "mysql.pollerConn"},
+		{"go-sql-driver", []string{"mysql-io-mode", "go-sql-driver"}, false, ""},
+		{"compression", []string{"mysql-compression", "on"}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +67,9 @@ func TestWhoCarriesStatements(t *testing.T) {
 			st := mustPrepare(t, c, "SELECT ? + 1")
 			if _, isWire := st.(*wireStmt); isWire != tt.wire {
 				t.Errorf("statement %T, want the wire's: %v", st, tt.wire)
+			}
+			if w := c.(*conn).w; w != nil && fmt.Sprintf("%T", w.nc) != tt.socket {
+				t.Errorf("the wire reads a %T, want %s", w.nc, tt.socket)
 			}
 			if got := fetchAll(t, mustExecute(t, st, intArg(41)).Rows); fmt.Sprint(got) != "[[42]]" {
 				t.Errorf("SELECT 41 + 1 = %q", got)
@@ -65,9 +80,11 @@ func TestWhoCarriesStatements(t *testing.T) {
 
 // Results larger than the read buffer, fetched or skipped, leave the
 // session in step; values are those the text protocol shows.
-func TestWireLargeResults(t *testing.T) {
+func TestWireLargeResults(t *testing.T) { forWireModes(t, testWireLargeResults) }
+
+func testWireLargeResults(t *testing.T, mode []string) {
 	name := scratchDB(t)
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE big (id INT PRIMARY KEY, c VARCHAR(200), b MEDIUMBLOB)")
 	ins := mustPrepare(t, c, "INSERT INTO big VALUES (?, ?, ?)")
 	blob := bytes.Repeat([]byte("0123456789abcdef"), 10000) // 160 KB, ten times the buffer
@@ -108,9 +125,11 @@ func TestWireLargeResults(t *testing.T) {
 
 // A CALL's results: NextResult steps through the result sets; left
 // unread, they are skipped before the next command.
-func TestWireCallResults(t *testing.T) {
+func TestWireCallResults(t *testing.T) { forWireModes(t, testWireCallResults) }
+
+func testWireCallResults(t *testing.T, mode []string) {
 	name := scratchDB(t)
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE PROCEDURE two(n INT) BEGIN SELECT n; SELECT n + 1, 'x'; END")
 	call := mustPrepare(t, c, "CALL two(?)")
 	res := mustExecute(t, call, intArg(7))
@@ -154,9 +173,11 @@ func TestWireCallResults(t *testing.T) {
 
 // Changed columns reach the decoder: MariaDB sends the definitions again
 // only when they changed.
-func TestWireColumnsChange(t *testing.T) {
+func TestWireColumnsChange(t *testing.T) { forWireModes(t, testWireColumnsChange) }
+
+func testWireColumnsChange(t *testing.T, mode []string) {
 	name := scratchDB(t)
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE t (a INT)")
 	mustQuery(t, c, "INSERT INTO t VALUES (1)")
 	sel := mustPrepare(t, c, "SELECT * FROM t")
@@ -173,9 +194,11 @@ func TestWireColumnsChange(t *testing.T) {
 
 // Server errors leave the session usable; the statement's other
 // executes go on.
-func TestWireServerErrors(t *testing.T) {
+func TestWireServerErrors(t *testing.T) { forWireModes(t, testWireServerErrors) }
+
+func testWireServerErrors(t *testing.T, mode []string) {
 	name := scratchDB(t)
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE u (id INT PRIMARY KEY)")
 	ins := mustPrepare(t, c, "INSERT INTO u VALUES (?)")
 	mustExecute(t, ins, intArg(1))
@@ -217,10 +240,12 @@ func TestWireServerErrors(t *testing.T) {
 
 // A killed session fails the execute with a lost-connection error and
 // is closed; a cancelled execute closes it too.
-func TestWireLostSession(t *testing.T) {
+func TestWireLostSession(t *testing.T) { forWireModes(t, testWireLostSession) }
+
+func testWireLostSession(t *testing.T, mode []string) {
 	name := scratchDB(t)
 	admin, _ := connect(t, name)
-	c, _ := connect(t, name, "mysql-ignore-errors", "2013,2006")
+	c, _ := connect(t, name, append(mode, "mysql-ignore-errors", "2013,2006")...)
 	st := mustPrepare(t, c, "SELECT ?")
 	id := queryRows(t, c, "SELECT CONNECTION_ID()")[0][0]
 	mustQuery(t, admin, "KILL CONNECTION "+id)
@@ -252,13 +277,15 @@ func TestWireLostSession(t *testing.T) {
 
 // Parameters and results longer than one packet (16 MB) are split and
 // put together.
-func TestWireLongPackets(t *testing.T) {
+func TestWireLongPackets(t *testing.T) { forWireModes(t, testWireLongPackets) }
+
+func testWireLongPackets(t *testing.T, mode []string) {
 	name := scratchDB(t)
 	admin, _ := connect(t, name)
 	old := queryRows(t, admin, "SELECT @@GLOBAL.max_allowed_packet")[0][0]
 	mustQuery(t, admin, "SET GLOBAL max_allowed_packet = 64*1024*1024")
 	t.Cleanup(func() { admin.Query(context.Background(), "SET GLOBAL max_allowed_packet = "+old) })
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	const n = 1<<24 + 1000
 	long := bytes.Repeat([]byte{'z'}, n)
 	st := mustPrepare(t, c, "SELECT LENGTH(?), REPEAT('y', ?)")
@@ -283,9 +310,11 @@ func TestWireLongPackets(t *testing.T) {
 
 // Text queries on the wire: the answer says whether there are rows, not
 // the first keyword; skipped results leave the session in step.
-func TestWireQueries(t *testing.T) {
+func TestWireQueries(t *testing.T) { forWireModes(t, testWireQueries) }
+
+func testWireQueries(t *testing.T, mode []string) {
 	name := scratchDB(t)
-	c, _ := connect(t, name)
+	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE q (id INT PRIMARY KEY, s VARCHAR(300))")
 	for i := range 200 {
 		mustQuery(t, c, fmt.Sprintf("INSERT INTO q VALUES (%d, REPEAT('s', %d))", i, i))
