@@ -103,20 +103,14 @@ type wire struct {
 	long []byte // a payload of several packets, put together
 }
 
-// wireConn is the socket under a wire: sockconn's blocking socket, or Go's
-// own connection (pollerConn). ReadUnbuffered reads straight into the
-// wire's buffer, past any buffer of the connection's own.
+// wireConn is the socket under a wire: sockconn's blocking socket or its
+// PollerConn. ReadUnbuffered reads straight into the wire's buffer, past
+// any buffer of the connection's own.
 type wireConn interface {
 	Write(b []byte) (int, error)
 	ReadUnbuffered(b []byte) (int, error)
 	Close() error
 }
-
-// pollerConn is Go's own connection as a wireConn: its reads wait in the
-// runtime's network poller and never buffer.
-type pollerConn struct{ net.Conn }
-
-func (c pollerConn) ReadUnbuffered(b []byte) (int, error) { return c.Conn.Read(b) }
 
 // handshakeCapture learns, at connect time, the socket and the
 // capabilities go-sql-driver asked for. It travels to the dialer in the
@@ -147,15 +141,18 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 }
 
 // dialPoller is the DialFunc of --mysql-io-mode=poller: Go's own
-// connection, as go-sql-driver dials it (TCP keep-alive included), whose
-// first write is read as dialBlocking's is.
+// connection with raw reads and writes (sockconn.PollerConn), whose first
+// write is read as dialBlocking's is.
 func dialPoller(ctx context.Context, network, addr string) (net.Conn, error) {
-	var nd net.Dialer
-	nc, err := nd.DialContext(ctx, network, addr)
+	nc, err := sockconn.DialPoller(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	return capture(ctx, nc, pollerConn{nc}), nil
+	pc, ok := nc.(*sockconn.PollerConn)
+	if !ok {
+		return nc, nil
+	}
+	return capture(ctx, nc, pc), nil
 }
 
 // capture returns nc for go-sql-driver, wrapped to read the handshake

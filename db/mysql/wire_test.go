@@ -56,8 +56,8 @@ func TestWhoCarriesStatements(t *testing.T) {
 	}{
 		{"blocking", nil, true, "*sockconn.Conn"},
 		{"socket", []string{"mysql-host", "localhost"}, true, "*sockconn.Conn"},
-		{"poller", []string{"mysql-io-mode", "poller"}, true, "mysql.pollerConn"},
-		{"poller, socket", []string{"mysql-io-mode", "poller", "mysql-host", "localhost"}, true, "mysql.pollerConn"},
+		{"poller", []string{"mysql-io-mode", "poller"}, true, "*sockconn.PollerConn"},
+		{"poller, socket", []string{"mysql-io-mode", "poller", "mysql-host", "localhost"}, true, "*sockconn.PollerConn"},
 		{"go-sql-driver", []string{"mysql-io-mode", "go-sql-driver"}, false, ""},
 		{"compression", []string{"mysql-compression", "on"}, false, ""},
 	}

@@ -47,11 +47,17 @@ func readIOMode(opts *engine.Options) (bool, error) {
 	return sockconn.ParseMode(ioModeOption.Name, mode)
 }
 
-// useBlockingSockets makes cfg's sessions, and their cancel requests,
-// dial with sockconn. pgx still resolves host names itself (LookupFunc)
-// and dials each address it finds, so errors name the same addresses.
-func useBlockingSockets(cfg *pgx.ConnConfig) {
-	cfg.DialFunc = sockconn.Dial
+// useSockets makes cfg's sessions, and their cancel requests, dial with
+// sockconn: its blocking sockets, or Go's own connections with raw reads
+// and writes (sockconn.PollerConn). pgx still resolves host names itself
+// (LookupFunc) and dials each address it finds, so errors name the same
+// addresses.
+func useSockets(cfg *pgx.ConnConfig, blocking bool) {
+	if blocking {
+		cfg.DialFunc = sockconn.Dial
+	} else {
+		cfg.DialFunc = sockconn.DialPoller
+	}
 }
 
 // BlocksThreads is db.ThreadBlocker: sessions block with

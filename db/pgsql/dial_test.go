@@ -1,10 +1,9 @@
 package pgsql
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
-
-	"sbgo/db/sockconn"
 )
 
 func TestIOModeOption(t *testing.T) {
@@ -71,9 +70,9 @@ func TestIOModes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, %s: %v", tt.name, mode, err)
 			}
-			_, isSockconn := c.(*conn).pg.PgConn().Conn().(*sockconn.Conn)
-			if isSockconn != (mode == "blocking") {
-				t.Errorf("%s, %s: the session's connection is a %T", tt.name, mode, c.(*conn).pg.PgConn().Conn())
+			want := map[string]string{"blocking": "*sockconn.Conn", "poller": "*sockconn.PollerConn"}[mode]
+			if got := fmt.Sprintf("%T", c.(*conn).pg.PgConn().Conn()); got != want {
+				t.Errorf("%s, %s: the session's connection is a %s, want %s", tt.name, mode, got, want)
 			}
 			if got := rowsText(text(t, mustQuery(t, c, "SELECT 'a' UNION ALL SELECT 'b'"))); got != "a;b" {
 				t.Errorf("%s, %s: rows %q", tt.name, mode, got)

@@ -105,9 +105,7 @@ func (Factory) New(opts *engine.Options, log *engine.Logger) (db.Driver, error) 
 			return nil, settingsError(err)
 		}
 		prepareConfig(cfg)
-		if s.blocking {
-			useBlockingSockets(cfg) // see dial.go
-		}
+		useSockets(cfg, s.blocking) // see dial.go
 		d.targets = append(d.targets, cfg)
 	}
 	return d, nil

@@ -14,3 +14,21 @@ func Dial(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer
 	return d.DialContext(ctx, network, address)
 }
+
+// PollerConn is Go's own connection on this system.
+type PollerConn struct{ net.Conn }
+
+// NewPollerConn wraps nc.
+func NewPollerConn(nc net.Conn) (*PollerConn, error) { return &PollerConn{nc}, nil }
+
+// DialPoller is net.Dialer's DialContext, wrapped by NewPollerConn.
+func DialPoller(ctx context.Context, network, address string) (net.Conn, error) {
+	nc, err := Dial(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &PollerConn{nc}, nil
+}
+
+// ReadUnbuffered is Read.
+func (c *PollerConn) ReadUnbuffered(b []byte) (int, error) { return c.Read(b) }
