@@ -853,3 +853,35 @@ func TestRandStringMatchesUniform(t *testing.T) {
 		}
 	}
 }
+
+// String's loop keeps the generator's state in locals: it must draw what
+// one Double per '#' or '@' draws, and leave the generator where they
+// leave it.
+func TestRandStringDrawsAsDouble(t *testing.T) {
+	a, b := NewRand(3, nil), NewRand(3, nil)
+	b.s0, b.s1 = a.s0, a.s1
+	const template = "###########-@@@@-##\x00#"
+	for range 100 {
+		got := string(a.String([]byte("p"), template))
+		want := []byte("p")
+		for i := 0; i < len(template); i++ {
+			switch c := template[i]; c {
+			case '#':
+				want = append(want, byte('0'+b.Double()*10))
+			case '@':
+				want = append(want, byte('a'+b.Double()*26))
+			case 0:
+				want = append(want, make([]byte, len(template)-i)...)
+				i = len(template)
+			default:
+				want = append(want, c)
+			}
+		}
+		if got != string(want) {
+			t.Fatalf("String = %q, per-character draws give %q", got, want)
+		}
+	}
+	if a.Uint64() != b.Uint64() {
+		t.Error("the generators parted after String")
+	}
+}
