@@ -22,6 +22,10 @@
 // Conn deliberately does not implement syscall.Conn: code that finds it
 // would wait on the socket through the runtime's poller, which expects a
 // non-blocking socket.
+//
+// For sessions that wait in the runtime's poller instead (more of them
+// than the machine should give OS threads to), PollerConn is Go's own
+// connection with raw reads and writes (see poller.go).
 package sockconn
 
 import (
