@@ -85,8 +85,9 @@ func cpuTime() time.Duration {
 
 // BenchmarkRoundTrip: small request/response round trips, as a database
 // session makes them, over connections that each have a goroutine of
-// their own, with Go's connections (poller), with Conn (blocking), and
-// with Conn and each goroutine locked to its thread (blocking-locked).
+// their own, with Go's connections (poller), with PollerConn
+// (poller-raw), with Conn (blocking), and with Conn and each goroutine
+// locked to its thread (blocking-locked).
 // cpu-ns/op is the client process's CPU time per round trip, the figure
 // that matters on a machine whose cores the server shares.
 func BenchmarkRoundTrip(b *testing.B) {
@@ -98,10 +99,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 		lock bool
 	}{
 		{"poller", netDialer.DialContext, false},
+		{"poller-raw", DialPoller, false},
 		{"blocking", Dial, false},
 		{"blocking-locked", Dial, true},
 	}
-	for _, conns := range []int{1, 2, 8} {
+	for _, conns := range []int{1, 2, 8, 32} {
 		for _, mode := range modes {
 			b.Run(fmt.Sprintf("conns=%d/%s", conns, mode.name), func(b *testing.B) {
 				cs := make([]net.Conn, conns)
