@@ -125,34 +125,29 @@ type handshakeCapture struct {
 
 type captureKey struct{}
 
-// dialBlocking is the DialFunc of --mysql-io-mode=blocking: sockconn's
-// blocking socket, whose first write (the handshake response) is read for
-// its capabilities when the connect wants them.
-func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
-	nc, err := sockconn.Dial(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	sc, ok := nc.(*sockconn.Conn)
-	if !ok {
-		return nc, nil
-	}
-	return capture(ctx, nc, sc), nil
-}
+// dialBlocking and dialPoller are the DialFuncs of --mysql-io-mode=
+// blocking (sockconn's blocking socket) and poller (Go's own connection
+// with raw reads and writes, sockconn.PollerConn).
+var (
+	dialBlocking = dialWire(sockconn.Dial)
+	dialPoller   = dialWire(sockconn.DialPoller)
+)
 
-// dialPoller is the DialFunc of --mysql-io-mode=poller: Go's own
-// connection with raw reads and writes (sockconn.PollerConn), whose first
-// write is read as dialBlocking's is.
-func dialPoller(ctx context.Context, network, addr string) (net.Conn, error) {
-	nc, err := sockconn.DialPoller(ctx, network, addr)
-	if err != nil {
-		return nil, err
+// dialWire makes a DialFunc of dial whose connection, when the wire can
+// use it, has its first write (the handshake response) read for its
+// capabilities when the connect wants them (see capture).
+func dialWire(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		wc, ok := nc.(wireConn)
+		if !ok {
+			return nc, nil
+		}
+		return capture(ctx, nc, wc), nil
 	}
-	pc, ok := nc.(*sockconn.PollerConn)
-	if !ok {
-		return nc, nil
-	}
-	return capture(ctx, nc, pc), nil
 }
 
 // capture returns nc for go-sql-driver, wrapped to read the handshake

@@ -87,12 +87,10 @@ func (c *PollerConn) Read(b []byte) (int, error) {
 	c.rb, c.rn, c.rerr = b, 0, 0
 	err := c.raw.Read(c.readFn)
 	c.rb = nil
-	switch {
-	case err != nil:
-		return 0, c.opError("read", err)
-	case c.rerr != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", c.rerr))
-	case c.rn == 0:
+	if err := c.callError("read", err, c.rerr); err != nil {
+		return 0, err
+	}
+	if c.rn == 0 {
 		return 0, io.EOF
 	}
 	return c.rn, nil
@@ -108,13 +106,7 @@ func (c *PollerConn) Write(b []byte) (int, error) {
 	c.wb, c.wn, c.werr = b, 0, 0
 	err := c.raw.Write(c.writeFn)
 	c.wb = nil
-	switch {
-	case err != nil:
-		return c.wn, c.opError("write", err)
-	case c.werr != 0:
-		return c.wn, c.opError("write", os.NewSyscallError("write", c.werr))
-	}
-	return c.wn, nil
+	return c.wn, c.callError("write", err, c.werr)
 }
 
 // readOnce is the RawConn read callback: one read(2), false when there is
@@ -157,10 +149,19 @@ func (c *PollerConn) writeAll(fd uintptr) bool {
 	return true
 }
 
-// opError is err as Go's connections report it.
-func (c *PollerConn) opError(op string, err error) error {
-	if oe, ok := err.(*net.OpError); ok {
-		err = oe.Err // the RawConn's, named raw-read or raw-write
+// callError is the error of a read or write (op) as Go's connections
+// report it: that of the RawConn (closed, deadline), else that of the
+// system call, else nil.
+func (c *PollerConn) callError(op string, err error, errno syscall.Errno) error {
+	switch {
+	case err != nil:
+		if oe, ok := err.(*net.OpError); ok {
+			err = oe.Err // the RawConn's, named raw-read or raw-write
+		}
+	case errno != 0:
+		err = os.NewSyscallError(op, errno)
+	default:
+		return nil
 	}
 	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
 }
