@@ -425,6 +425,7 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 	if r.lockWorkers() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		ev.yieldAt = now() + lockedYieldEvery
 	}
 	r.log.Logf(LevelDebug, "Worker thread (#%d) started", ev.id)
 	th, err := w.NewThread(ev.id, ev)

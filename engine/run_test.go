@@ -342,25 +342,26 @@ func TestLatencyIsMeasured(t *testing.T) {
 }
 
 // TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
-// stays on one OS thread for the whole run, that GOMAXPROCS leaves a spare
-// processor beside the workers during the run, and that it is restored.
+// keeps its OS thread through its events (between them, yieldLockedWorker
+// may move it to another), that GOMAXPROCS leaves a spare processor beside
+// the workers during the run, and that it is restored.
 func TestOSThreadPerWorker(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	threads := min(3, osThreadWorkersPerCPU*runtime.NumCPU())
 	var mu sync.Mutex
-	tids := map[int]int{}   // worker -> OS thread of its first event
-	moved := map[int]bool{} // worker -> seen on another OS thread
-	procs := map[int]bool{} // GOMAXPROCS values seen inside events
+	workers := map[int]bool{} // workers seen
+	moved := map[int]bool{}   // worker -> seen on another OS thread within an event
+	procs := map[int]bool{}   // GOMAXPROCS values seen inside events
 	w := &fakeWorkload{event: func(tid, n int) (bool, error) {
+		first := syscall.Gettid()
 		runtime.Gosched()
 		time.Sleep(100 * time.Microsecond)
-		os := syscall.Gettid()
+		last := syscall.Gettid()
 		mu.Lock()
 		defer mu.Unlock()
 		procs[runtime.GOMAXPROCS(0)] = true
-		if first, ok := tids[tid]; !ok {
-			tids[tid] = os
-		} else if first != os {
+		workers[tid] = true
+		if first != last {
 			moved[tid] = true
 		}
 		return false, nil
@@ -369,8 +370,8 @@ func TestOSThreadPerWorker(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if len(tids) != threads || len(moved) != 0 {
-		t.Errorf("workers' OS threads: %v, moved: %v", tids, moved)
+	if len(workers) != threads || len(moved) != 0 {
+		t.Errorf("workers seen: %v, moved to another OS thread within an event: %v", workers, moved)
 	}
 	want := max(before, threads+1)
 	if len(procs) != 1 || !procs[want] {
@@ -384,7 +385,6 @@ func TestOSThreadPerWorker(t *testing.T) {
 	// stays.
 	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	tids = map[int]int{}
 	w.event = func(tid, n int) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -396,5 +396,74 @@ func TestOSThreadPerWorker(t *testing.T) {
 	}
 	if len(procs) != 1 || !procs[before] {
 		t.Errorf("GOMAXPROCS with %d workers: %v, want %d unchanged", many, procs, before)
+	}
+}
+
+// yieldProbe is a workload whose events last longer than lockedYieldEvery
+// and record, around Events.Count, when the worker was due to yield and
+// whether it kept its OS thread.
+type yieldProbe struct {
+	mu      sync.Mutex
+	due     map[int][2]int64 // worker -> yieldAt before and after its last Count
+	unstuck map[int]bool     // worker -> left its OS thread within an event
+}
+
+type yieldProbeThread struct {
+	p  *yieldProbe
+	ev *Events
+}
+
+func (p *yieldProbe) NewThread(id int, ev *Events) (Thread, error) {
+	return &yieldProbeThread{p: p, ev: ev}, nil
+}
+
+func (t *yieldProbeThread) Init() error { return nil }
+func (t *yieldProbeThread) Done() error { return nil }
+func (t *yieldProbeThread) Close()      {}
+
+func (t *yieldProbeThread) Run() error {
+	for t.ev.More() {
+		t.ev.Start()
+		time.Sleep(time.Duration(lockedYieldEvery) + time.Millisecond)
+		before := t.ev.yieldAt
+		t.ev.Count(CounterRead) // due: it yields here when locked
+		after := t.ev.yieldAt
+		first := syscall.Gettid()
+		runtime.Gosched()
+		moved := syscall.Gettid() != first
+		t.ev.Stop()
+		t.p.mu.Lock()
+		t.p.due[t.ev.ID()] = [2]int64{before, after}
+		t.p.unstuck[t.ev.ID()] = t.p.unstuck[t.ev.ID()] || moved
+		t.p.mu.Unlock()
+	}
+	return nil
+}
+
+// TestLockedWorkersYield: a worker that owns its OS thread passes through
+// the scheduler from Events.Count once lockedYieldEvery has gone by, which
+// moves its next yield on by that much, and is locked to a thread again
+// afterwards; other workers never do.
+func TestLockedWorkersYield(t *testing.T) {
+	for _, locked := range []bool{true, false} {
+		p := &yieldProbe{due: map[int][2]int64{}, unstuck: map[int]bool{}}
+		code, out := execute(t, Config{Threads: 2, Events: 6, OSThreadPerWorker: locked}, p)
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		if len(p.due) != 2 {
+			t.Fatalf("locked %v: events of %d workers recorded, want 2", locked, len(p.due))
+		}
+		for id, d := range p.due {
+			before, after := d[0], d[1]
+			switch {
+			case !locked && (before != 0 || after != 0):
+				t.Errorf("worker %d without an OS thread of its own: yieldAt %d -> %d, want 0", id, before, after)
+			case locked && (before == 0 || after < before+lockedYieldEvery):
+				t.Errorf("worker %d: yieldAt %d -> %d, want it moved on by at least %d", id, before, after, lockedYieldEvery)
+			case locked && p.unstuck[id]:
+				t.Errorf("worker %d left its OS thread after a yield", id)
+			}
+		}
 	}
 }
