@@ -29,6 +29,13 @@ end
 local sb = sysbench
 local rand = sysbench.rand
 
+-- The built-in sysbench.rand functions. While they are in place, the
+-- statement loops of prepare and of the execute_* functions run in one
+-- call of sbgo's own (con:_bulk_insert_random_rows,
+-- stmt:_execute_random), which draw, build and execute exactly as the Lua
+-- loops next to them do.
+local builtin_default, builtin_string = rand.default, rand.string
+
 -- Numeric defaults make the options DOUBLE (shown as =N in help), as in
 -- sysbench; scripts format them with %d.
 sysbench.cmdline.options = {
@@ -83,6 +90,8 @@ function get_pad_value()
   return rand.string(PAD_TEMPLATE)
 end
 
+local builtin_c_value, builtin_pad_value = get_c_value, get_pad_value
+
 ---------------------------------------------------------------------------
 -- Schema and commands
 ---------------------------------------------------------------------------
@@ -126,7 +135,15 @@ function create_table(drv, con, table_num)
     -- get_c_value and the others before it calls create_table).
     local c_value, pad_value, default = get_c_value, get_pad_value, rand.default
     local format, bulk_next = string.format, con.bulk_insert_next
-    if opt.auto_inc then
+    if c_value == builtin_c_value and pad_value == builtin_pad_value and
+        default == builtin_default and rand.string == builtin_string then
+      -- The loops below, in one call.
+      con:bulk_insert_init(opt.auto_inc and
+        string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num) or
+        string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
+      con:_bulk_insert_random_rows(rows, rows, C_TEMPLATE, PAD_TEMPLATE,
+        not opt.auto_inc and 1 or nil)
+    elseif opt.auto_inc then
       con:bulk_insert_init(string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num))
       for _ = 1, rows do
         local c, pad = c_value(), pad_value()
@@ -435,11 +452,6 @@ end
 function commit()
   stmt_execute(stmt.commit)
 end
-
--- The built-in sysbench.rand.default. While it is in place, the loops
--- below run in one call of sbgo's stmt:_execute_random, which draws,
--- sets and executes exactly as the Lua loop after it does.
-local builtin_default = rand.default
 
 -- by_id_runner(kind) is a function that runs statement kind `kind`
 -- --<kind> times, each with a fresh random id as its only parameter. (A

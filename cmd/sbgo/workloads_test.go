@@ -774,6 +774,7 @@ type wlPhase struct {
 	// intact: the log was on throughout and kept every line (another
 	// test process may turn it off or empty it).
 	intact bool
+	stdout string
 }
 
 var wlWindows int // numbers the markers of wlRunPhase
@@ -786,11 +787,11 @@ func wlRunPhase(t *testing.T, db *sql.DB, bin string, args []string) wlPhase {
 	wlWindows++
 	marker := fmt.Sprintf("sbgo-workloads %d-%d", os.Getpid(), wlWindows)
 	before := wlCounters(t, db, marker)
-	wlMust(t, bin, nil, args...)
+	out := wlMust(t, bin, nil, args...)
 	wlWaitSessionsGone(t, db)
 	after := wlCounters(t, db, "")
 
-	ph := wlPhase{counters: map[string]int64{}}
+	ph := wlPhase{counters: map[string]int64{}, stdout: out.stdout}
 	for k, v := range after {
 		if d := v - before[k]; d != 0 && !wlOwnStatement[k] {
 			ph.counters[k] = d
@@ -1033,6 +1034,62 @@ func TestBundledLuaLoopsIssueTheSameStatements(t *testing.T) {
 			t.Fatalf("the general log was turned off or emptied by another client in %d attempts", attempts)
 		}
 		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	}
+}
+
+// TestBundledPrepareLoopsWriteTheSameRows: oltp_common's prepare writes
+// the same INSERT statements, split at the same rows, whether its rows
+// come from the Lua loop (which runs when a script replaces one of the
+// functions it calls: testdata/lua_loops.lua replaces
+// sysbench.rand.default) or from the one call of
+// con:_bulk_insert_random_rows, with and without --auto_inc. (That the
+// one-call path writes sysbench's rows is TestSameStatementsAsSysbench's.)
+func TestBundledPrepareLoopsWriteTheSameRows(t *testing.T) {
+	db := needMySQL(t)
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })
+	loops, err := filepath.Abs("../../testdata/lua_loops.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wlGeneralLog(t, db)
+	// What lua_loops.lua prints the first time its rand.default runs.
+	const loopsMark = "lua_loops: the replaced sysbench.rand.default runs"
+	for _, autoInc := range []string{"on", "off"} {
+		// 3000 rows: more than one 512 KiB INSERT per table.
+		args := []string{"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + wlSchema,
+			"--tables=2", "--table-size=3000", "--auto_inc=" + autoInc, "prepare"}
+		const attempts = 5
+		for attempt := 1; ; attempt++ {
+			wlDropTables(t, db, wlSchema)
+			oneCall := wlRunPhase(t, db, sbgoBinary, withArgs([]string{"oltp_read_write"}, args...))
+			wlDropTables(t, db, wlSchema)
+			luaLoop := wlRunPhase(t, db, sbgoBinary, withArgs([]string{loops}, args...))
+			if oneCall.intact && luaLoop.intact {
+				inserts := 0
+				for _, session := range oneCall.sessions {
+					for _, e := range session {
+						if strings.HasPrefix(e.argument, "INSERT INTO sbtest") {
+							inserts++
+						}
+					}
+				}
+				if inserts < 4 {
+					t.Fatalf("--auto_inc=%s: the one-call prepare logged %d INSERTs, want at least 4", autoInc, inserts)
+				}
+				// Each took the path it is meant to test.
+				if strings.Contains(oneCall.stdout, loopsMark) || !strings.Contains(luaLoop.stdout, loopsMark) {
+					t.Fatalf("--auto_inc=%s: %q printed by the one-call prepare: %v, by lua_loops.lua's: %v",
+						autoInc, loopsMark, strings.Contains(oneCall.stdout, loopsMark), strings.Contains(luaLoop.stdout, loopsMark))
+				}
+				wlCompareSessions(t, "prepare --auto_inc="+autoInc, oneCall.sessions, luaLoop.sessions, wlSame)
+				break
+			}
+			if attempt == attempts {
+				t.Fatalf("the general log was turned off or emptied by another client in %d attempts", attempts)
+			}
+			time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+		}
 	}
 }
 
