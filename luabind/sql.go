@@ -386,7 +386,7 @@ func (st *state) conBulkInsertRandomRows(L *lua.LState) int {
 	cTemplate, padTemplate := L.CheckString(4), L.CheckString(5)
 	firstID, numbered := L.Get(6).(lua.LNumber)
 	var row, cValue, padValue []byte
-	for i := 0.0; i < count; i++ {
+	for i := 0.0; i+1 <= count; i++ { // Lua's for i = 1, count
 		cValue = st.rand.String(cValue[:0], cTemplate)
 		padValue = st.rand.String(padValue[:0], padTemplate)
 		k := st.rand.Default(1, size)

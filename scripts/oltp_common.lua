@@ -135,23 +135,23 @@ function create_table(drv, con, table_num)
     -- get_c_value and the others before it calls create_table).
     local c_value, pad_value, default = get_c_value, get_pad_value, rand.default
     local format, bulk_next = string.format, con.bulk_insert_next
+    if opt.auto_inc then
+      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num))
+    else
+      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
+    end
     if c_value == builtin_c_value and pad_value == builtin_pad_value and
         default == builtin_default and rand.string == builtin_string then
-      -- The loops below, in one call.
-      con:bulk_insert_init(opt.auto_inc and
-        string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num) or
-        string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
+      -- One of the loops below, in one call.
       con:_bulk_insert_random_rows(rows, rows, C_TEMPLATE, PAD_TEMPLATE,
         not opt.auto_inc and 1 or nil)
     elseif opt.auto_inc then
-      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(k, c, pad) VALUES", table_num))
       for _ = 1, rows do
         local c, pad = c_value(), pad_value()
         local k = default(1, rows)
         bulk_next(con, format("(%d, '%s', '%s')", k, c, pad))
       end
     else
-      con:bulk_insert_init(string.format("INSERT INTO sbtest%d(id, k, c, pad) VALUES", table_num))
       for id = 1, rows do
         local c, pad = c_value(), pad_value()
         local k = default(1, rows)
