@@ -101,7 +101,10 @@ type Config struct {
 // client CPU per transaction against sysbench's, shared Ps -> own
 // threads: oltp_read_only 2.0 -> 1.0 at 8 workers, 2.0 -> 1.3 at 16,
 // 2.2 -> 1.9 at 64; oltp_point_select 1.65 -> 1.36 at 8, 1.25 -> 1.28 at
-// 16, 1.09 -> 1.90 at 64.
+// 16, 1.09 -> 1.90 at 64. With yieldLockedWorker, poller -> own threads at
+// 32 workers: oltp_point_select 1.55 -> 1.45, oltp_read_only 1.13 -> 1.63,
+// oltp_read_write 1.05 -> 1.30 (each yield wakes a thread that searches
+// all 33 Ps for work).
 const osThreadWorkersPerCPU = 8
 
 // Exit codes, as sysbench's (spec §1.14).
