@@ -883,6 +883,12 @@ func (st *state) stmtExecute(L *lua.LState) int {
 // returns its open result, if any; errors are raised as sysbench raises
 // them.
 func (st *state) runStmt(L *lua.LState, s *luaStmt) *luaResult {
+	return s.conn.open(L, st.execStmt(L, s))
+}
+
+// execStmt is runStmt without the result object: the caller owns the
+// driver's result and closes it.
+func (st *state) execStmt(L *lua.LState, s *luaStmt) db.Result {
 	c := s.conn
 	if c.closed || s.closed {
 		st.script.cfg.Log.Logf(engine.LevelAlert, "attempt to use an already closed connection")
@@ -897,7 +903,7 @@ func (st *state) runStmt(L *lua.LState, s *luaStmt) *luaResult {
 		st.sqlError(L, c, err, s.query, true)
 	}
 	st.count(res)
-	return c.open(L, res)
+	return res
 }
 
 // stmtExecuteRandom is stmt:_execute_random(count, size [, width]), the
@@ -932,7 +938,11 @@ func (st *state) stmtExecuteRandom(L *lua.LState) int {
 		if last != nil {
 			last.val.Null, last.val.I = false, int64(float64(first)+float64(width))
 		}
-		st.runStmt(L, s)
+		// The rows are skipped at once, as closing the result object at
+		// the next statement would: no object per statement.
+		if res := st.execStmt(L, s); res.Rows != nil {
+			res.Rows.Close()
+		}
 	}
 	return 0
 }
