@@ -192,9 +192,10 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // before it runs again. At 16 workers on 2 CPUs that was one preemption
 // per oltp_read_only transaction, and client CPU per transaction 1.46
 // times sysbench's; with these yields, 0.92 (point selects: 1.53 ->
-// 1.10). Unlocked, Gosched puts the worker back on the run queue of the
-// same thread rather than through a locked hand-off; it may resume on
-// another thread, which it then owns.
+// 1.10). Unlocked, Gosched puts the worker on the global run queue, from
+// which its own thread, now free to run anything, usually takes it
+// straight back, with no locked hand-off; when another thread takes it
+// first, the worker owns that one from then on.
 func yieldLockedWorker() {
 	runtime.UnlockOSThread()
 	runtime.Gosched()
