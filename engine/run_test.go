@@ -34,11 +34,14 @@ func (l *lockedBuffer) String() string {
 
 // fakeWorkload is a Go workload: event is called once per event.
 type fakeWorkload struct {
-	event    func(tid int, n int) (stop bool, err error)
-	initErr  func(tid int) error
-	sleepy   time.Duration // each event sleeps this long
-	started  atomic.Int64  // events started, across threads
-	finished atomic.Int64  // events counted (Stop called)
+	event   func(tid int, n int) (stop bool, err error)
+	initErr func(tid int) error
+	sleepy  time.Duration // each event sleeps this long
+	// count, when set, counts the event's statement in place of
+	// ev.Count(CounterRead).
+	count    func(ev *Events)
+	started  atomic.Int64 // events started, across threads
+	finished atomic.Int64 // events counted (Stop called)
 }
 
 type fakeThread struct {
@@ -75,7 +78,11 @@ func (t *fakeThread) Run() error {
 				return nil
 			}
 		}
-		t.ev.Count(CounterRead)
+		if t.w.count != nil {
+			t.w.count(t.ev)
+		} else {
+			t.ev.Count(CounterRead)
+		}
 		t.ev.Stop()
 		t.w.finished.Add(1)
 	}
@@ -399,69 +406,46 @@ func TestOSThreadPerWorker(t *testing.T) {
 	}
 }
 
-// yieldProbe is a workload whose events last longer than lockedYieldEvery
-// and record, around Events.Count, when the worker was due to yield and
-// whether it kept its OS thread.
-type yieldProbe struct {
-	mu      sync.Mutex
-	due     map[int][2]int64 // worker -> yieldAt before and after its last Count
-	unstuck map[int]bool     // worker -> left its OS thread within an event
-}
-
-type yieldProbeThread struct {
-	p  *yieldProbe
-	ev *Events
-}
-
-func (p *yieldProbe) NewThread(id int, ev *Events) (Thread, error) {
-	return &yieldProbeThread{p: p, ev: ev}, nil
-}
-
-func (t *yieldProbeThread) Init() error { return nil }
-func (t *yieldProbeThread) Done() error { return nil }
-func (t *yieldProbeThread) Close()      {}
-
-func (t *yieldProbeThread) Run() error {
-	for t.ev.More() {
-		t.ev.Start()
-		time.Sleep(time.Duration(lockedYieldEvery) + time.Millisecond)
-		before := t.ev.yieldAt
-		t.ev.Count(CounterRead) // due: it yields here when locked
-		after := t.ev.yieldAt
-		first := syscall.Gettid()
-		runtime.Gosched()
-		moved := syscall.Gettid() != first
-		t.ev.Stop()
-		t.p.mu.Lock()
-		t.p.due[t.ev.ID()] = [2]int64{before, after}
-		t.p.unstuck[t.ev.ID()] = t.p.unstuck[t.ev.ID()] || moved
-		t.p.mu.Unlock()
-	}
-	return nil
-}
-
 // TestLockedWorkersYield: a worker that owns its OS thread passes through
 // the scheduler from Events.Count once lockedYieldEvery has gone by, which
 // moves its next yield on by that much, and is locked to a thread again
 // afterwards; other workers never do.
 func TestLockedWorkersYield(t *testing.T) {
 	for _, locked := range []bool{true, false} {
-		p := &yieldProbe{due: map[int][2]int64{}, unstuck: map[int]bool{}}
-		code, out := execute(t, Config{Threads: 2, Events: 6, OSThreadPerWorker: locked}, p)
+		var mu sync.Mutex
+		due := map[int][2]int64{} // worker -> yieldAt before and after its last Count
+		unstuck := map[int]bool{} // worker -> left its OS thread within an event
+		w := &fakeWorkload{
+			// Each event outlasts lockedYieldEvery, so its Count is due.
+			sleepy: time.Duration(lockedYieldEvery) + time.Millisecond,
+			count: func(ev *Events) {
+				before := ev.yieldAt
+				ev.Count(CounterRead) // it yields here when locked
+				after := ev.yieldAt
+				first := syscall.Gettid()
+				runtime.Gosched()
+				moved := syscall.Gettid() != first
+				mu.Lock()
+				defer mu.Unlock()
+				due[ev.ID()] = [2]int64{before, after}
+				unstuck[ev.ID()] = unstuck[ev.ID()] || moved
+			},
+		}
+		code, out := execute(t, Config{Threads: 2, Events: 6, OSThreadPerWorker: locked}, w)
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
-		if len(p.due) != 2 {
-			t.Fatalf("locked %v: events of %d workers recorded, want 2", locked, len(p.due))
+		if len(due) != 2 {
+			t.Fatalf("locked %v: events of %d workers recorded, want 2", locked, len(due))
 		}
-		for id, d := range p.due {
+		for id, d := range due {
 			before, after := d[0], d[1]
 			switch {
 			case !locked && (before != 0 || after != 0):
 				t.Errorf("worker %d without an OS thread of its own: yieldAt %d -> %d, want 0", id, before, after)
 			case locked && (before == 0 || after < before+lockedYieldEvery):
 				t.Errorf("worker %d: yieldAt %d -> %d, want it moved on by at least %d", id, before, after, lockedYieldEvery)
-			case locked && p.unstuck[id]:
+			case locked && unstuck[id]:
 				t.Errorf("worker %d left its OS thread after a yield", id)
 			}
 		}
