@@ -17,7 +17,8 @@ import (
 // sysbench's expected outputs notice: number formatting, string.format,
 // tonumber, math.random, load, os.clock, and the LuaJIT-only modules bit,
 // ffi and jit. openLuaJITCompat installs stand-ins that behave like
-// LuaJIT's, checked against /usr/bin/luajit.
+// LuaJIT's, checked against /usr/bin/luajit. The `%` operator is LuaJIT's
+// in every state (modulo.go).
 //
 // What cannot be changed without forking gopher-lua, and so still differs:
 //   - `..` concatenation, table.concat and other library code format
