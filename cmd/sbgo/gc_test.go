@@ -13,7 +13,7 @@ func TestTuneGC(t *testing.T) {
 	for _, tt := range []struct {
 		threads, want int
 	}{
-		{1, 400}, {smallRunThreads, 400}, {smallRunThreads + 1, 100}, {largeRunThreads - 1, 100}, {largeRunThreads, 25}, {4096, 25},
+		{1, 1600}, {fewRunThreads, 1600}, {fewRunThreads + 1, 400}, {smallRunThreads, 400}, {smallRunThreads + 1, 100}, {largeRunThreads - 1, 100}, {largeRunThreads, 25}, {4096, 25},
 	} {
 		debug.SetGCPercent(100)
 		tuneGC(tt.threads)
