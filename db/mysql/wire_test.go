@@ -238,6 +238,55 @@ func testWireServerErrors(t *testing.T, mode []string) {
 	}
 }
 
+// An execute sends the parameter types only when the server does not
+// hold them already, as libmariadb does: the first time, when a parameter
+// becomes NULL or stops being one, and after an error. Each execute's
+// values must arrive as the types the server last received say.
+func TestWireParamTypesOnChange(t *testing.T) { forWireModes(t, testWireParamTypesOnChange) }
+
+func testWireParamTypesOnChange(t *testing.T, mode []string) {
+	name := scratchDB(t)
+	c, _ := connect(t, name, mode...)
+	mustQuery(t, c, "CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(10))")
+	ins := mustPrepare(t, c, "INSERT INTO u VALUES (?, ?)")
+	w := c.(*conn).w
+	str := func(v string) db.Value { return db.Value{Type: db.ParamString, S: []byte(v)} }
+	null := db.Value{Type: db.ParamString, Null: true}
+	steps := []struct {
+		args      []db.Value
+		err       int  // the server's error, 0 for none
+		sendTypes bool // whether the types go with it
+	}{
+		{[]db.Value{intArg(1), str("a")}, 0, true},     // first execute
+		{[]db.Value{intArg(2), str("b")}, 0, false},    // same types
+		{[]db.Value{intArg(3), null}, 0, true},         // a NULL
+		{[]db.Value{intArg(4), null}, 0, false},        // still NULL
+		{[]db.Value{intArg(5), str("e")}, 0, true},     // no longer NULL
+		{[]db.Value{intArg(5), str("x")}, 1062, false}, // duplicate key
+		{[]db.Value{intArg(6), str("f")}, 0, true},     // after an error
+		{[]db.Value{intArg(7), str("g")}, 0, false},
+	}
+	for i, step := range steps {
+		_, err := ins.Execute(context.Background(), step.args)
+		if step.err != 0 {
+			if e := asDBError(t, err); e.Errno != step.err {
+				t.Fatalf("step %d: %v, want error %d", i, err, step.err)
+			}
+		} else if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		// w.out is the packet sent: header, command, statement id, flags,
+		// iteration count, NULL bitmap, then the new-params-bound flag.
+		if flag := w.out[4+1+4+1+4+1]; (flag == 1) != step.sendTypes {
+			t.Errorf("step %d: new-params-bound flag %d, want types sent: %v", i, flag, step.sendTypes)
+		}
+	}
+	got := queryRows(t, c, "SELECT id, s FROM u ORDER BY id")
+	if want := "[[1 a] [2 b] [3 NULL] [4 NULL] [5 e] [6 f] [7 g]]"; fmt.Sprint(got) != want {
+		t.Errorf("rows %v, want %s", got, want)
+	}
+}
+
 // A killed session fails the execute with a lost-connection error and
 // is closed; a cancelled execute closes it too.
 func TestWireLostSession(t *testing.T) { forWireModes(t, testWireLostSession) }

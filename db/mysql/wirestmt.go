@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -25,6 +26,10 @@ type wireStmt struct {
 	// definitions an execute sends (MariaDB may send none when they did
 	// not change).
 	cols []column
+	// sentTypes are the parameter types the server holds for the
+	// statement: those of its last execute that sent types and got an
+	// answer; nil when the next execute must send them.
+	sentTypes []byte
 }
 
 var (
@@ -80,10 +85,13 @@ func (c *conn) prepareWire(ctx context.Context, query string) (db.Stmt, error) {
 }
 
 // Execute sends COM_STMT_EXECUTE with args (integers as BIGINT, doubles
-// as DOUBLE, strings as binary strings; the types go with every execute,
-// as libmysqlclient sends them after a rebind) and reads the answer: an
-// OK packet (the affected rows) or a result set, whose rows are read
-// lazily.
+// as DOUBLE, strings as binary strings, NULL as NULL) and reads the
+// answer: an OK packet (the affected rows) or a result set, whose rows are
+// read lazily. The types go with the first execute and whenever they
+// change (a parameter becomes NULL or stops being one); otherwise the
+// server reuses the last ones, as with libmariadb's executes, which saves
+// the server setting up its parameter conversions for every statement.
+// Any error makes the next execute send them again.
 func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) {
 	c := s.c
 	c.release()
@@ -105,6 +113,7 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 		for range (n + 7) / 8 {
 			out = append(out, 0)
 		}
+		bound := len(out)
 		out = append(out, 1) // types follow
 		for i := range args {
 			a := &args[i]
@@ -119,6 +128,11 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 			default:
 				out = append(out, typeString, 0)
 			}
+		}
+		if types := out[bound+1:]; s.sentTypes != nil && bytes.Equal(types, s.sentTypes) {
+			out[bound], out = 0, out[:bound+1] // the server has them
+		} else {
+			s.sentTypes = append(s.sentTypes[:0], types...)
 		}
 		for i := range args {
 			a := &args[i]
@@ -136,10 +150,12 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 	}
 	stop := c.watch(ctx)
 	if err := w.send(out); err != nil {
+		s.sentTypes = nil
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
 	res, err := c.readResult(&s.cols, false)
 	if err != nil {
+		s.sentTypes = nil
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
 	stop()
