@@ -134,11 +134,20 @@ func luajitModulo(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 	cf := *(**vmFrame)(unsafe.Add(unsafe.Pointer(L), vmStateFrame))
 	a, okA := vmOperand(reg, cf, int(inst&0x1ff)).(lua.LNumber)
 	b, okB := vmOperand(reg, cf, int(inst>>9)&0x1ff).(lua.LNumber)
-	ra := cf.LocalBase + int(inst>>18)&0xff
-	if !okA || !okB || ra >= len(reg.array) {
+	if !okA || !okB {
 		return stockArith(L, inst, baseframe)
 	}
-	reg.array[ra] = boxModulo(luajitMod(float64(a), float64(b)))
+	v := boxModulo(luajitMod(float64(a), float64(b)))
+	ra := cf.LocalBase + int(inst>>18)&0xff
+	if ra >= len(reg.array) {
+		// Not reached in practice (entering a function grows the
+		// registry to all its registers), but only gopher-lua can grow
+		// it: the stock handler does, storing its own result, which is
+		// then replaced.
+		stockArith(L, inst, baseframe)
+		reg = *(**vmRegistry)(unsafe.Add(unsafe.Pointer(L), vmStateReg))
+	}
+	reg.array[ra] = v
 	if ra >= reg.top {
 		reg.top = ra + 1
 	}
