@@ -85,8 +85,7 @@ func installLuaJITModulo() bool {
 	state := reflect.TypeOf(lua.LState{})
 	reg, ok1 := state.FieldByName("reg")
 	frame, ok2 := state.FieldByName("currentFrame")
-	if !ok1 || !ok2 || reg.Type.Kind() != reflect.Pointer || frame.Type.Kind() != reflect.Pointer ||
-		reg.Type.String() != "*lua.registry" || frame.Type.String() != "*lua.callFrame" ||
+	if !ok1 || !ok2 || reg.Type.String() != "*lua.registry" || frame.Type.String() != "*lua.callFrame" ||
 		!sameLayout(reflect.TypeOf(vmRegistry{}), reg.Type.Elem()) ||
 		!sameLayout(reflect.TypeOf(vmFrame{}), frame.Type.Elem()) {
 		return false
@@ -134,20 +133,14 @@ func luajitModulo(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 	cf := *(**vmFrame)(unsafe.Add(unsafe.Pointer(L), vmStateFrame))
 	a, okA := vmOperand(reg, cf, int(inst&0x1ff)).(lua.LNumber)
 	b, okB := vmOperand(reg, cf, int(inst>>9)&0x1ff).(lua.LNumber)
-	if !okA || !okB {
+	ra := cf.LocalBase + int(inst>>18)&0xff
+	// A register beyond the registry is not reached in practice (entering
+	// a function grows the registry to all its registers), and only
+	// gopher-lua could grow it.
+	if !okA || !okB || ra >= len(reg.array) {
 		return stockArith(L, inst, baseframe)
 	}
-	v := boxModulo(luajitMod(float64(a), float64(b)))
-	ra := cf.LocalBase + int(inst>>18)&0xff
-	if ra >= len(reg.array) {
-		// Not reached in practice (entering a function grows the
-		// registry to all its registers), but only gopher-lua can grow
-		// it: the stock handler does, storing its own result, which is
-		// then replaced.
-		stockArith(L, inst, baseframe)
-		reg = *(**vmRegistry)(unsafe.Add(unsafe.Pointer(L), vmStateReg))
-	}
-	reg.array[ra] = v
+	reg.array[ra] = boxModulo(luajitMod(float64(a), float64(b)))
 	if ra >= reg.top {
 		reg.top = ra + 1
 	}
