@@ -96,16 +96,27 @@ type Config struct {
 // osThreadWorkersPerCPU bounds OSThreadPerWorker: it applies up to this
 // many workers per CPU. Beyond that, with many more Ps than CPUs, the
 // scheduler's own work (idle Ps searched for work, threads woken to run
-// them) costs more than it saves. Measured with 2 CPUs and blocking
-// MySQL sessions whose workers wait in raw reads (sockconn.SetQuickWait),
-// client CPU per transaction against sysbench's, shared Ps -> own
-// threads: oltp_read_only 2.0 -> 1.0 at 8 workers, 2.0 -> 1.3 at 16,
-// 2.2 -> 1.9 at 64; oltp_point_select 1.65 -> 1.36 at 8, 1.25 -> 1.28 at
-// 16, 1.09 -> 1.90 at 64. With yieldLockedWorker, poller -> own threads at
-// 32 workers: oltp_point_select 1.55 -> 1.45, oltp_read_only 1.13 -> 1.63,
-// oltp_read_write 1.05 -> 1.30 (each yield wakes a thread that searches
-// all 33 Ps for work).
-const osThreadWorkersPerCPU = 8
+// them, a yield per worker every lockedYieldEvery) costs more than it
+// saves. Measured with 2 CPUs and blocking MySQL sessions whose workers
+// wait in raw reads (sockconn.SetQuickWait), client CPU per transaction
+// against sysbench's, shared Ps -> own threads: oltp_read_only 2.0 -> 1.0
+// at 8 workers, 2.0 -> 1.3 at 16. Against the poller, which the MySQL
+// driver uses beyond this bound, at 32 workers (two side-by-side runs of
+// 3 repetitions each, tps against sysbench's, poller -> own threads):
+// oltp_point_select 0.78 -> 0.92 and 0.76 -> 0.90, oltp_read_only 0.85
+// -> 0.96 and 0.88 -> 0.98, oltp_read_write 1.04 -> 1.19. The reason is
+// where the server's threads are woken: a worker on an OS thread of its
+// own sleeps right after its write, as a C client's thread does, so the
+// kernel can run the server's thread on the same CPU; on the poller the
+// writing thread goes on running other goroutines, and the server's
+// thread is woken on the other CPU with a rescheduling interrupt
+// (oltp_point_select at 32 workers, interrupts sent per transaction,
+// perf's ipi:ipi_send_cpu: poller 0.15, own threads 0.05, sysbench
+// 0.004). At 64 workers own threads lose
+// again (oltp_point_select 0.80 -> 0.71 tps, oltp_read_only 0.84 ->
+// 0.74): 64 yields every 8 ms, each waking a thread that searches 65 Ps
+// for work.
+const osThreadWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
