@@ -112,10 +112,12 @@ type Config struct {
 // thread is woken on the other CPU with a rescheduling interrupt
 // (oltp_point_select at 32 workers, interrupts sent per transaction,
 // perf's ipi:ipi_send_cpu: poller 0.15, own threads 0.05, sysbench
-// 0.004). At 64 workers own threads lose
-// again (oltp_point_select 0.80 -> 0.71 tps, oltp_read_only 0.84 ->
-// 0.74): 64 yields every 8 ms, each waking a thread that searches 65 Ps
-// for work.
+// 0.004). (An earlier measurement had own threads behind the poller at
+// 32 workers, oltp_read_only 1.13 -> 1.63 client CPU per transaction;
+// both later sweeps agree on the gain for all three workloads.) At 64
+// workers own threads lose again (oltp_point_select 0.80 -> 0.71 tps,
+// oltp_read_only 0.84 -> 0.74): 64 yields every 8 ms, each waking a
+// thread that searches 65 Ps for work.
 const osThreadWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).
