@@ -78,6 +78,8 @@ type Value struct {
 
 // Rows is the result set of one statement, read row by row. Only one
 // Rows per Conn is open at a time: the next call on the Conn closes it.
+// A closed Rows is not used again, so that a driver can reuse it for the
+// next result instead of allocating one per statement.
 type Rows interface {
 	// NumFields is the number of columns.
 	NumFields() int

@@ -360,3 +360,50 @@ func TestExecuteRandomMatchesTheLuaLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestResultSetsOnEitherServer: rows of prepared statements and text
+// queries read through the Lua API, and handles whose result the next
+// statement closed, which must read nothing from then on (the drivers
+// reuse a closed result's structures for the next one).
+func TestResultSetsOnEitherServer(t *testing.T) {
+	want := strings.Join([]string{
+		"first\t10\tx",
+		"first again\tend",
+		"second\t30\tx",
+		"second\t41\tnil",
+		"second\tend",
+		"second again\tend",
+		"first after query\tend",
+		"query\t7\tseven",
+		"query\tend",
+		"third\t50\tx",
+		"third\t61\tnil",
+		"third\tend",
+		"query again\tend",
+	}, "\n")
+	for _, srv := range []struct {
+		name string
+		need func(*testing.T)
+		args []string
+	}{
+		{"mysql", func(t *testing.T) { needMySQL(t) }, mysqlArgs},
+		{"pgsql", func(t *testing.T) { needPgSQL(t) }, pgsqlArgs},
+	} {
+		t.Run(srv.name, func(t *testing.T) {
+			srv.need(t)
+			r := runBinary(t, sbgoBinary, append(withArgs([]string{"result_sets.lua", "--events=1"}, srv.args...), "run")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stdout)
+			}
+			var got []string
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if strings.Contains(line, "\t") {
+					got = append(got, line)
+				}
+			}
+			if g := strings.Join(got, "\n"); g != want {
+				t.Errorf("got\n%s\nwant\n%s", g, want)
+			}
+		})
+	}
+}

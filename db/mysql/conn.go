@@ -58,10 +58,13 @@ type conn struct {
 	// wire.go); nil when go-sql-driver carries them. wcur is its open
 	// result, and wmore says that more results of the last command
 	// follow (a CALL's).
-	w     *wire
-	wcur  *wireRows
-	wmore bool
-	wtext bool // the results that follow are a query's (text rows)
+	w    *wire
+	wcur *wireRows
+	// wspare is the last wireRows handed out, reused for the next
+	// result once closed (db.Rows: a closed Rows is not used again).
+	wspare *wireRows
+	wmore  bool
+	wtext  bool // the results that follow are a query's (text rows)
 
 	// Reused by every row of every result: the driver's values, the
 	// text of the values that are not text already, and where each is.

@@ -215,7 +215,14 @@ func (c *conn) readResult(cols *[]column, text bool) (db.Result, error) {
 	if w.cacheMetadata && pos < len(p) {
 		follows = p[pos] != 0
 	}
-	r := &wireRows{c: c, n: int(n), text: text}
+	// The last result's rows are closed by now (only one is open per
+	// session), so its struct is reused: no allocation per result set.
+	r := c.wspare
+	if r == nil || !r.closed {
+		r = new(wireRows)
+		c.wspare = r
+	}
+	*r = wireRows{c: c, n: int(n), text: text}
 	switch {
 	case text: // text values need no column types
 		if _, err = w.readColumns(r.n, nil, false); err != nil {
