@@ -12,10 +12,17 @@ function prepare_statements()
   prepare_point_selects()
 end
 
+-- reconnects says whether --reconnect is on, read from sysbench.opt at
+-- the first event: check_reconnect() does nothing without it, so the
+-- call and its lookups are skipped.
+local reconnects
+
 function event()
   execute_point_selects()
-  -- check_reconnect() does nothing without --reconnect: skip the call.
-  if sb.opt.reconnect > 0 then
+  if reconnects == nil then
+    reconnects = sb.opt.reconnect > 0
+  end
+  if reconnects then
     check_reconnect()
   end
 end
