@@ -57,3 +57,25 @@ func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 	}
 	return 0, errno, true
 }
+
+// quickWrite is one raw, non-blocking send(2) of b, and returns how much
+// of it the kernel took (0 on any error): the rest, if any, is written
+// the usual way, which also reports the error again.
+//
+// Why: a statement is a few hundred bytes at most, which the socket's
+// send buffer takes at once, so the write never has to wait; a raw call
+// saves the runtime's bookkeeping for a system call that may block
+// (entersyscall and exitsyscall, a tenth of the client's user time per
+// point select). MSG_DONTWAIT keeps it from ever blocking, whatever the
+// socket's mode.
+func (c *Conn) quickWrite(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+	if errno != 0 {
+		return 0
+	}
+	return int(n)
+}

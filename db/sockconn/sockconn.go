@@ -225,6 +225,9 @@ func (c *Conn) Write(b []byte) (int, error) {
 	}
 	defer c.release()
 	written := 0
+	if c.writeDeadline.Load() == 0 {
+		written = c.quickWrite(b)
+	}
 	for written < len(b) {
 		if d := c.writeDeadline.Load(); d != 0 {
 			if err := c.arm(syscall.SO_SNDTIMEO, d); err != nil {
