@@ -55,3 +55,14 @@ func TestBoxedValuesSurviveGC(t *testing.T) {
 		t.Errorf("empty string: %#v", v)
 	}
 }
+
+// truthy must agree with Lua's truth: only nil and false are false.
+func TestTruthyIsLuaTruth(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	for _, v := range []lua.LValue{lua.LNil, lua.LFalse, lua.LTrue, lua.LNumber(0), lua.LNumber(1), lua.LString(""), L.NewTable()} {
+		if got, want := truthy(v), lua.LVAsBool(v); got != want {
+			t.Errorf("truthy(%v) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -166,7 +166,9 @@ func (st *state) eventLoop() error {
 // runs again first, under its original timer.
 func (st *state) runEvents(L *lua.LState) int {
 	ev := st.ev
-	tid := lua.LNumber(st.tid)
+	// Boxed once: converting a number to an LValue allocates (for any
+	// tid but 0), which would be one allocation per event.
+	var tid lua.LValue = lua.LNumber(st.tid)
 	globals := L.G.Global
 	for {
 		if !st.retryEvent {
@@ -183,12 +185,25 @@ func (st *state) runEvents(L *lua.LState) int {
 		L.Call(1, 1)
 		ret := L.Get(-1)
 		L.Pop(1)
-		if lua.LVAsBool(ret) {
+		if truthy(ret) {
 			ev.Abandon()
 			return 0
 		}
 		ev.Stop()
 	}
+}
+
+// truthy is lua.LVAsBool by type switch: event() returns nothing (nil)
+// nearly always, and a type switch compares one word where LVAsBool's two
+// interface comparisons call the runtime's ifaceeq.
+func truthy(v lua.LValue) bool {
+	switch v := v.(type) {
+	case *lua.LNilType:
+		return false
+	case lua.LBool:
+		return bool(v)
+	}
+	return true
 }
 
 // restartError reports whether err is sysbench's restart-event error: a

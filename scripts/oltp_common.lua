@@ -23,9 +23,11 @@ end
 -- The event path reaches sysbench.rand and sysbench.opt through upvalues
 -- and looks up each method once per call rather than once per statement:
 -- every global or field access is a hash lookup in the interpreter, and
--- an OLTP transaction would otherwise make a hundred of them. Fields are
--- still read on each call, so a script that changes an option or replaces
--- sysbench.rand.default keeps working.
+-- an OLTP transaction would otherwise make a hundred of them. The
+-- execute_* runners read the options and sysbench.rand's functions at
+-- their first call (see by_id_runner), so a script that changes an option
+-- or replaces sysbench.rand.default in its body, thread_init or
+-- prepare_statements keeps working; the rest read them on each call.
 local sb = sysbench
 local rand = sysbench.rand
 
@@ -462,18 +464,20 @@ end
 -- after thread_init (where prepare_statements may change them, as
 -- oltp_point_select does), and kept: a table lookup per option per call
 -- was 13 % of the client's user time for point selects at 32 threads.
--- Statements are still looked up each time, since a reconnect prepares
--- them again.
+-- sysbench.rand's uniform and default are taken then too (a script that
+-- replaces them does so in its body or in thread_init): the two lookups
+-- were another 4 % at 64 threads. Statements are still looked up each
+-- time, since a reconnect prepares them again.
 local function by_id_runner(kind)
-  local tables, size, count
+  local tables, size, count, uniform, default
   return function()
     if tables == nil then
       local opt = sb.opt
       tables, size, count = opt.tables, opt.table_size, opt[kind]
+      uniform, default = rand.uniform, rand.default
     end
-    local t = rand.uniform(1, tables)
+    local t = uniform(1, tables)
     local s = stmt[t][kind]
-    local default = rand.default
     if default == builtin_default then
       execute_random(s, count, size)
       return
@@ -489,15 +493,15 @@ end
 -- range_runner(kind) is a function that runs range kind `kind` --<kind>
 -- times over [id, id + range_size - 1]. Options as in by_id_runner.
 local function range_runner(kind)
-  local tables, size, count, width
+  local tables, size, count, width, uniform, default
   return function()
     if tables == nil then
       local opt = sb.opt
       tables, size, count, width = opt.tables, opt.table_size, opt[kind], opt.range_size - 1
+      uniform, default = rand.uniform, rand.default
     end
-    local t = rand.uniform(1, tables)
+    local t = uniform(1, tables)
     local s = stmt[t][kind]
-    local default = rand.default
     if default == builtin_default then
       execute_random(s, count, size, width)
       return
