@@ -80,16 +80,16 @@ type Config struct {
 
 	// OSThreadPerWorker gives every worker goroutine an OS thread of its
 	// own (runtime.LockOSThread) and raises GOMAXPROCS to Threads+1 for
-	// the run. It is meant for sessions that wait for their server in
-	// blocking read(2) calls: with fewer processors (Ps) than blocked
-	// workers, the runtime's sysmon takes the P of a worker blocked in a
-	// read and wakes another thread to run it (a nanosleep loop and a
-	// futex wake per round trip), and the worker has to win a P back when
-	// its answer arrives. With a spare P always idle, sysmon leaves the
-	// blocked worker's P alone and the worker resumes at once, as a C
-	// client's thread does. The operating system, not the runtime, then
-	// shares the CPUs between the workers. It applies only to small runs
-	// (see osThreadWorkersPerCPU).
+	// the run (Threads beyond SpareProcWorkers). It is meant for sessions
+	// that wait for their server in blocking read(2) calls: with fewer
+	// processors (Ps) than blocked workers, the runtime's sysmon takes the
+	// P of a worker blocked in a read and wakes another thread to run it
+	// (a nanosleep loop and a futex wake per round trip), and the worker
+	// has to win a P back when its answer arrives. With a spare P always
+	// idle, sysmon leaves the blocked worker's P alone and the worker
+	// resumes at once, as a C client's thread does. The operating system,
+	// not the runtime, then shares the CPUs between the workers. It
+	// applies only to small runs (see osThreadWorkersPerCPU).
 	OSThreadPerWorker bool
 }
 
@@ -117,8 +117,32 @@ type Config struct {
 // both later sweeps agree on the gain for all three workloads.) At 64
 // workers own threads lose again (oltp_point_select 0.80 -> 0.71 tps,
 // oltp_read_only 0.84 -> 0.74): 64 yields every 8 ms, each waking a
-// thread that searches 65 Ps for work.
+// thread that searches 65 Ps for work. Without the spare P (see
+// spareProcWorkersPerCPU) they still lose there: poller -> own threads
+// 1.00 -> 0.98 and 0.85 -> 0.60.
 const osThreadWorkersPerCPU = 16
+
+// spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
+// this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
+//
+// Why: an idle P makes each of the workers' yields (yieldLockedWorker)
+// start a spinning thread (runtime.Gosched wakes one whenever a P is
+// idle), which searches every P for work and goes back to sleep: two
+// context switches and a scan that grows with GOMAXPROCS, for 125 yields
+// per worker per second. Without an idle P the yield costs the worker
+// nothing but a pass through its own thread's scheduler. The spare P
+// earns its keep while workers often fall back to blocking reads the
+// scheduler sees, with few workers; with many, their reads wait in raw
+// calls long enough to need no fallback (see the command line's quick
+// wait, which is longer beyond this bound too). Measured on 2 CPUs
+// against sysbench, tps ratio, medians of 3 (two or three side-by-side
+// runs), spare P and 5 ms quick wait -> neither and 50 ms: at 32 workers
+// oltp_point_select 0.94-1.02 -> 1.15-1.16, oltp_read_only 0.79-0.93 ->
+// 1.05-1.19, oltp_read_write 0.89 -> 1.10 (each factor alone gained about
+// half); at 16 workers the spare P still won (oltp_read_only 1.23 against
+// 1.10, oltp_read_write 1.33 against 0.97), and at 4 (1.38-1.41 against
+// 0.85-1.08).
+const spareProcWorkersPerCPU = 8
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
@@ -236,7 +260,11 @@ func (r *Run) execute(w Workload) int {
 	r.printRunMode()
 
 	if r.lockWorkers() {
-		if want := cfg.Threads + 1; want > runtime.GOMAXPROCS(0) {
+		want := cfg.Threads
+		if want <= SpareProcWorkers() {
+			want++
+		}
+		if want > runtime.GOMAXPROCS(0) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 		}
 	}
@@ -479,6 +507,11 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 // OSThreadWorkers is the largest --threads for which Config.OSThreadPerWorker
 // gives the workers OS threads of their own on this machine.
 func OSThreadWorkers() int { return osThreadWorkersPerCPU * runtime.NumCPU() }
+
+// SpareProcWorkers is how many workers that own OS threads still get a
+// spare processor (see spareProcWorkersPerCPU); a caller tunes to it how
+// long their reads wait unseen by the scheduler.
+func SpareProcWorkers() int { return spareProcWorkersPerCPU * runtime.NumCPU() }
 
 // lockWorkers tells whether the workers own OS threads (Config.OSThreadPerWorker).
 func (r *Run) lockWorkers() bool {

@@ -351,7 +351,8 @@ func TestLatencyIsMeasured(t *testing.T) {
 // TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
 // keeps its OS thread through its events (between them, yieldLockedWorker
 // may move it to another), that GOMAXPROCS leaves a spare processor beside
-// the workers during the run, and that it is restored.
+// a few workers during the run (none beside many), and that it is
+// restored.
 func TestOSThreadPerWorker(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	threads := min(3, osThreadWorkersPerCPU*runtime.NumCPU())
@@ -388,16 +389,28 @@ func TestOSThreadPerWorker(t *testing.T) {
 		t.Errorf("GOMAXPROCS after the run: %d, want %d restored", after, before)
 	}
 
-	// Above osThreadWorkersPerCPU workers per CPU the runtime's default
-	// stays.
-	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
-	procs = map[int]bool{}
 	w.event = func(tid, n int) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		procs[runtime.GOMAXPROCS(0)] = true
 		return false, nil
 	}
+
+	// Beyond spareProcWorkersPerCPU workers per CPU there is a processor
+	// per worker and none spare.
+	noSpare := SpareProcWorkers() + 1
+	procs = map[int]bool{}
+	if code, out := execute(t, Config{Threads: noSpare, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if want := max(before, noSpare); len(procs) != 1 || !procs[want] {
+		t.Errorf("GOMAXPROCS with %d workers: %v, want %d", noSpare, procs, want)
+	}
+
+	// Above osThreadWorkersPerCPU workers per CPU the runtime's default
+	// stays.
+	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
+	procs = map[int]bool{}
 	if code, out := execute(t, Config{Threads: many, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}

@@ -282,8 +282,30 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 // quickWait is how long a worker that owns its OS thread waits for an
 // answer before it blocks the way the runtime's scheduler sees (see
 // sockconn.SetQuickWait): longer than most round trips of a benchmark on
-// a busy machine, short against a garbage collection's pace.
-const quickWait = 5 * time.Millisecond
+// a busy machine, short against a garbage collection's pace (whose
+// stop-the-world signal cuts the wait short anyway).
+//
+// Beyond engine.SpareProcWorkers, where no processor is idle, a fallback
+// costs more: the runtime takes the waiting worker's processor away and
+// wakes a thread to look for work for it. There, statements take longer
+// too (a few ms each for 32 workers on 2 CPUs), so the wait is
+// quickWaitMany; measured at 32 workers on 2 CPUs, tps against sysbench
+// with the spare processor kept, 5 ms -> 50 ms: oltp_point_select 0.985
+// -> 1.07, oltp_read_only 0.929 -> 1.06 (see engine's
+// spareProcWorkersPerCPU for both changes together).
+const (
+	quickWait     = 5 * time.Millisecond
+	quickWaitMany = 50 * time.Millisecond
+)
+
+// quickWaitFor is the quick wait for a run of threads workers that own
+// their OS threads.
+func quickWaitFor(threads int) time.Duration {
+	if threads > engine.SpareProcWorkers() {
+		return quickWaitMany
+	}
+	return quickWait
+}
 
 // runBenchmark performs the run command.
 // blocking tells whether the driver's sessions wait in blocking system
@@ -315,7 +337,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 		// Every worker has an OS thread and a processor of its own (see
 		// engine.Config.OSThreadPerWorker): answers are waited for
 		// without the scheduler, as a C client waits.
-		sockconn.SetQuickWait(quickWait)
+		sockconn.SetQuickWait(quickWaitFor(g.Threads))
 		defer sockconn.SetQuickWait(0)
 	}
 	r := engine.NewRun(cfg, log)
