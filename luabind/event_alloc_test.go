@@ -2,8 +2,6 @@ package luabind
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -14,22 +12,13 @@ import (
 // (thread ids 0 and 1) for a short and a long run: the long run's extra
 // events must cost no allocations, whatever the worker's id.
 func TestEventLoopDoesNotAllocate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "empty.lua")
-	if err := os.WriteFile(path, []byte("function event() end\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	mallocs := func(events uint64) uint64 {
-		log := engine.NewLogger(io.Discard, 3)
-		s, err := Load(Config{TestName: path, Command: "run", Argv: []string{"sbgo", path, "run"},
-			Out: io.Discard, Log: log, Options: engine.NewGeneralOptions(), VersionString: "sbgo test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := loadScriptFile(t, "function event() end\n", nil, io.Discard)
 		s.Configure(DefaultRandOptions(), 2)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		code := engine.NewRun(engine.Config{Threads: 2, Events: events, Percentile: 95, ForcedShutdown: -1}, log).Execute(s)
+		code := engine.NewRun(engine.Config{Threads: 2, Events: events, Percentile: 95, ForcedShutdown: -1},
+			engine.NewLogger(io.Discard, 3)).Execute(s)
 		runtime.ReadMemStats(&after)
 		if code != 0 {
 			t.Fatalf("exit code %d", code)
