@@ -274,14 +274,18 @@ func comCounters(t *testing.T, admin *sql.DB) map[string]int64 {
 }
 
 // TestMySQLPipelinedBulkInsert: outside the run command a bulk INSERT is
-// sent while the next one is built. Every row arrives, an operation on
-// the connection waits for the INSERT in flight, and an error in a
+// sent while the next one is built. Every row arrives and holds what it
+// was given (no buffer is reused while its INSERT is sent), an operation
+// on the connection waits for the INSERT in flight, and an error in a
 // pipelined INSERT stops the command as a synchronous one would.
 func TestMySQLPipelinedBulkInsert(t *testing.T) {
 	needMySQL(t)
 	ok := runBinary(t, sbgoBinary, withArgs(mysqlArgs, "bulk_pipeline.lua", "prepare")...)
 	if ok.code != 0 || !strings.Contains(ok.stdout, "rows: 3000\n") {
 		t.Fatalf("exit %d, want 0 and 3000 rows:\n%s%s", ok.code, ok.stdout, ok.stderr)
+	}
+	if !strings.Contains(ok.stdout, "mismatched: 0\n") {
+		t.Errorf("rows differ from what the script inserted:\n%s", ok.stdout)
 	}
 	m := regexp.MustCompile(`rows at 1200: (\d+)`).FindStringSubmatch(ok.stdout)
 	if m == nil {
