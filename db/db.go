@@ -102,6 +102,10 @@ type Result struct {
 // are the per-event path: they must not allocate more than the driver
 // needs.
 type Conn interface {
+	// Query runs query as it is. A driver keeps no reference to query
+	// (nor to any part of it, errors included) once Query has returned:
+	// callers may pass a view of a buffer they reuse next (bulk inserts
+	// do).
 	Query(ctx context.Context, query string) (Result, error)
 	// Prepare prepares query, whose parameters are marked '?'. params may
 	// be nil: scripts declare parameter types after preparing, so a driver

@@ -248,8 +248,8 @@ type luaConn struct {
 	// prepare fault in new heap pages for most of its INSERTs (10 x 100 000
 	// rows: 21 800 page faults against sysbench's 1 400, a quarter of
 	// sbgo's client CPU). The buffer is reused only once its INSERT has
-	// returned; drivers keep no reference to a query after the call, and
-	// sqlFailure copies the one an error keeps.
+	// returned; drivers keep no reference to a query after the call (see
+	// db.Conn.Query), and sqlFailure copies the one an error keeps.
 	bulkSent []byte
 
 	// bulkInFlight receives the outcome of the multi-row INSERT that the
