@@ -119,8 +119,17 @@ type Config struct {
 // oltp_read_only 0.84 -> 0.74): 64 yields every 8 ms, each waking a
 // thread that searches 65 Ps for work. Without the spare P (see
 // spareProcWorkersPerCPU) they still lose there: poller -> own threads
-// 1.00 -> 0.98 and 0.85 -> 0.60.
-const osThreadWorkersPerCPU = 16
+// 1.00 -> 0.98 and 0.85 -> 0.60. Those losses came from the runtime's
+// preemption signals, which cut the workers' raw reads short, and from
+// the fallback read and locked hand-off that followed each. Since a read
+// cut short yields and waits again (sockconn's yieldThread), and a read
+// passes through the scheduler every 5 ms of its own accord, own threads
+// win at 64 workers too. Side by side, tps against sysbench's, poller ->
+// own threads, 3 repetitions: oltp_point_select 0.74 -> 1.08,
+// oltp_read_only 0.76 -> 0.95, oltp_read_write 0.96 -> 1.03; with the
+// yield on signals alone, three runs: 0.74-0.81 -> 0.84-1.00, 0.76-0.83
+// -> 0.94-0.96, 0.96-0.98 -> 0.89-0.94. Hence 32 per CPU.
+const osThreadWorkersPerCPU = 32
 
 // spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
 // this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.

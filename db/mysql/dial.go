@@ -52,7 +52,7 @@ const (
 // with the same latency distribution (95th percentile 77-89 ms against
 // 79-91 ms at 32 threads, 180-200 ms against 177-204 ms at 64).
 var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp + "; go-sql-driver: the poller with " +
-	"go-sql-driver's own prepared statements (the fallback); auto: blocking up to 16 threads per CPU " +
+	"go-sql-driver's own prepared statements (the fallback); auto: blocking up to 32 threads per CPU " +
 	"(each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
 
 // readIOMode reads --mysql-io-mode.

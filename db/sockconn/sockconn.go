@@ -83,6 +83,9 @@ type Conn struct {
 	// quickArmed is the receive timeout set for quickRead (ns), 0 when
 	// the socket's receive timeout may be another.
 	quickArmed atomic.Int64
+	// quickYieldAt is when quickRead next passes through the scheduler
+	// before it waits (see quickYieldEvery); only the reader touches it.
+	quickYieldAt time.Duration
 }
 
 // readBufferSize is the size of a Conn's read buffer: a 100-row sysbench

@@ -144,6 +144,8 @@ func quickWaitFor(t *testing.T, d time.Duration) {
 // Quick reads take answers that come at once with a raw read(2); a slow
 // answer, a deadline and a cleared deadline still behave as without them.
 func TestQuickReads(t *testing.T) {
+	runtime.LockOSThread() // quick reads are for readers that own their thread
+	defer runtime.UnlockOSThread()
 	quickWaitFor(t, 20*time.Millisecond)
 	addr, accepted := server(t, "tcp", func(net.Conn) {})
 	c := dial(t, "tcp", addr)
@@ -159,6 +161,29 @@ func TestQuickReads(t *testing.T) {
 	}
 	if got := c.quickArmed.Load(); got != int64(20*time.Millisecond) {
 		t.Fatalf("quick timeout armed: %d, want the quick read to have set it", got)
+	}
+	// A quick read passes through the scheduler when its time has come
+	// (and sets the next time), not before.
+	readNext := func() {
+		t.Helper()
+		if _, err := peer.Write([]byte("next")); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "next" {
+			t.Fatalf("Read = %q, %v", buf[:n], err)
+		}
+	}
+	later := time.Since(quickEpoch) + time.Hour
+	c.quickYieldAt = later
+	readNext()
+	if c.quickYieldAt != later {
+		t.Errorf("a read before its yield time moved it: %v, want %v", c.quickYieldAt, later)
+	}
+	c.quickYieldAt = 0
+	before := time.Since(quickEpoch)
+	readNext()
+	if got := c.quickYieldAt; got < before+quickYieldEvery || got > time.Since(quickEpoch)+quickYieldEvery {
+		t.Errorf("next yield at %v, want %v after the read (%v)", got, quickYieldEvery, before)
 	}
 
 	// Slower than the quick wait: the read goes on the usual way.
@@ -186,6 +211,46 @@ func TestQuickReads(t *testing.T) {
 	}
 	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "again" {
 		t.Fatalf("after the deadline was cleared: %q, %v", buf[:n], err)
+	}
+}
+
+// A signal to a goroutine waiting in a quick read, such as the runtime's
+// preemption request, is answered with a pass through the scheduler and
+// the read goes on waiting unseen: it does not fall back to a read the
+// scheduler sees (which would clear the quick timeout).
+func TestQuickReadResumesAfterSignals(t *testing.T) {
+	quickWaitFor(t, time.Hour)
+	addr, accepted := server(t, "tcp", func(net.Conn) {})
+	c := dial(t, "tcp", addr)
+	peer := <-accepted
+
+	tid := make(chan int, 1)
+	done := make(chan string, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- syscall.Gettid()
+		buf := make([]byte, 16)
+		n, err := c.Read(buf)
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		done <- string(buf[:n])
+	}()
+	reader := <-tid
+	time.Sleep(50 * time.Millisecond) // let it block in the read
+	stop := signalThread(reader)
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	if _, err := peer.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != "data" {
+		t.Fatalf("read after signals: %q, want \"data\"", got)
+	}
+	if got := c.quickArmed.Load(); got != int64(time.Hour) {
+		t.Errorf("quick timeout after signals: %d, want %d (the read fell back)", got, int64(time.Hour))
 	}
 }
 
