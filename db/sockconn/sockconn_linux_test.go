@@ -186,6 +186,15 @@ func TestQuickReads(t *testing.T) {
 		t.Errorf("next yield at %v, want %v after the read (%v)", got, quickYieldEvery, before)
 	}
 
+	// A quick wait no longer than quickYieldEvery never yields.
+	SetQuickWait(quickYieldEvery)
+	c.quickYieldAt = 0
+	readNext()
+	if c.quickYieldAt != 0 {
+		t.Errorf("a %v quick wait yielded (next at %v)", quickYieldEvery, c.quickYieldAt)
+	}
+	SetQuickWait(20 * time.Millisecond)
+
 	// Slower than the quick wait: the read goes on the usual way.
 	go func() {
 		time.Sleep(150 * time.Millisecond)
