@@ -107,7 +107,7 @@ func adminQuery(driver string, args []string, query string) error {
 
 // loadWorkload loads a bundled workload with args as the command line
 // does: driver options first, then the script's own.
-func loadWorkload(b *testing.B, name, command string, args []string) *Script {
+func loadWorkload(b testing.TB, name, command string, args []string) *Script {
 	b.Helper()
 	opts := engine.NewGeneralOptions()
 	for _, f := range db.Factories() {

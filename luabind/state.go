@@ -74,6 +74,10 @@ type state struct {
 	retryEvent  bool           // the loop resumes by retrying the last event
 	libs        libSet         // the optional libraries open in this state
 	compat      *compatState   // the LuaJIT stand-ins' per-state data
+
+	// sysbench.rand's built-in uniform and default, which sysbench.sql's
+	// _by_id_runner checks a script has not replaced.
+	builtinUniform, builtinDefault lua.LValue
 }
 
 // luaOptions sizes a state: a shared compiled proto and stacks that start

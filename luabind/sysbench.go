@@ -24,7 +24,9 @@ func (st *state) openSysbench() {
 	sb.RawSetString("error", errTbl)
 
 	sb.RawSetString("cmdline", st.newCmdlineTable())
-	sb.RawSetString("rand", newRandTable(L, st.rand))
+	randTbl := newRandTable(L, st.rand)
+	st.builtinUniform, st.builtinDefault = randTbl.RawGetString("uniform"), randTbl.RawGetString("default")
+	sb.RawSetString("rand", randTbl)
 	sb.RawSetString("histogram", st.newHistogramTable())
 	sb.RawSetString("hooks", L.CreateTable(0, 4))
 	sb.RawSetString("report_default", L.NewFunction(st.reportDefault))

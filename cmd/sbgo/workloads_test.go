@@ -303,6 +303,13 @@ var wlMatrix = []wlGroup{
 			{name: "default", want: wlOneRead},
 			// One SELECT per event whatever --point_selects says.
 			{name: "ps_disable_zipfian", args: []string{"--db-ps-mode=disable", "--rand-type=zipfian", "--point_selects=5"}, want: wlOneRead},
+			// With --reconnect the event is the one that checks it.
+			{name: "reconnect", args: []string{"--reconnect=50"}, want: wlOneRead,
+				check: func(t *testing.T, report string) {
+					if n := reportNumber(t, report, "reconnects"); n != 4 {
+						t.Errorf("%d reconnects, want 4:\n%s", n, report)
+					}
+				}},
 		},
 	},
 	{
@@ -1105,5 +1112,31 @@ func TestBundledHelpersOnTheScriptsOwnStatements(t *testing.T) {
 		if reads, other := reportNumber(t, r.stdout, "read"), reportNumber(t, r.stdout, "other"); reads != 200 || other != 40 {
 			t.Errorf("--lua_loops=%s: %d reads and %d other statements counted, want 200 and 40\n%s", loops, reads, other, r.stdout)
 		}
+	}
+}
+
+// TestBundledByIDRunnerFallsBack: oltp_common's execute_point_selects,
+// which runs in Go (sysbench.sql._by_id_runner), calls the script's own
+// sysbench.rand.uniform or .default when a script replaced one, once per
+// event for one point select each, and names the entry of stmt that is
+// not a statement (testdata/by_id_runner.lua).
+func TestBundledByIDRunnerFallsBack(t *testing.T) {
+	_, script, conn := wlPreparedScript(t, "by_id_runner.lua", "oltp_point_select", "--tables=1", "--table-size=100")
+	for _, replace := range []string{"none", "uniform", "default"} {
+		r := wlMust(t, sbgoBinary, nil, withArgs([]string{script}, append(conn, "--replace="+replace, "--events=20", "run")...)...)
+		want := 0
+		if replace != "none" {
+			want = 20
+		}
+		if line := fmt.Sprintf("by_id_runner: %s replaced, %d calls\n", replace, want); !strings.Contains(r.stdout, line) {
+			t.Errorf("--replace=%s: no line %q:\n%s", replace, line, r.stdout)
+		}
+		if reads := reportNumber(t, r.stdout, "read"); reads != 20 {
+			t.Errorf("--replace=%s: %d reads counted, want 20:\n%s", replace, reads, r.stdout)
+		}
+	}
+	r := wlRun(t, sbgoBinary, nil, withArgs([]string{script}, append(conn, "--break", "--events=20", "run")...)...)
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "stmt[1].point_selects is not a prepared statement") {
+		t.Errorf("with stmt[1].point_selects a string: exit %d, want non-zero with the entry named:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
