@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"io"
+	"os"
 	"runtime"
 	"testing"
 
@@ -40,7 +41,10 @@ func TestEventLoopDoesNotAllocate(t *testing.T) {
 func TestBundledEventsDoNotAllocate(t *testing.T) {
 	root := []string{"--mysql-host=127.0.0.1", "--mysql-user=root"}
 	if err := adminQuery("mysql", append(root, "--mysql-db="), "CREATE DATABASE IF NOT EXISTS sbgo_alloc"); err != nil {
-		t.Fatal(err)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("MariaDB on 127.0.0.1:3306 is needed: %v", err)
+		}
+		t.Skipf("no MariaDB on 127.0.0.1:3306: %v", err)
 	}
 	t.Cleanup(func() { adminQuery("mysql", append(root, "--mysql-db="), "DROP DATABASE IF EXISTS sbgo_alloc") })
 	args := append(root, "--db-driver=mysql", "--mysql-db=sbgo_alloc", "--tables=1", "--table-size=1000")
