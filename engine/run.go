@@ -140,18 +140,25 @@ const osThreadWorkersPerCPU = 32
 // context switches and a scan that grows with GOMAXPROCS, for 125 yields
 // per worker per second. Without an idle P the yield costs the worker
 // nothing but a pass through its own thread's scheduler. The spare P
-// earns its keep while workers often fall back to blocking reads the
-// scheduler sees, with few workers; with many, their reads wait in raw
+// earns its keep while workers fall back to blocking reads the scheduler
+// sees now and then: the P of a worker in such a read is handed on at
+// once instead of by sysmon. With many workers, their reads wait in raw
 // calls long enough to need no fallback (see the command line's quick
 // wait, which is longer beyond this bound too). Measured on 2 CPUs
-// against sysbench, tps ratio, medians of 3 (two or three side-by-side
-// runs), spare P and 5 ms quick wait -> neither and 50 ms: at 32 workers
-// oltp_point_select 0.94-1.02 -> 1.15-1.16, oltp_read_only 0.79-0.93 ->
-// 1.05-1.19, oltp_read_write 0.89 -> 1.10 (each factor alone gained about
-// half); at 16 workers the spare P still won (oltp_read_only 1.23 against
-// 1.10, oltp_read_write 1.33 against 0.97), and at 4 (1.38-1.41 against
-// 0.85-1.08).
-const spareProcWorkersPerCPU = 8
+// against sysbench, tps ratio, medians of 3 side-by-side repetitions in
+// each of two runs, no spare P and a 50 ms quick wait -> spare P and 5
+// ms, at 32 workers: oltp_point_select 0.972 -> 1.24 and 0.803 -> 1.19
+// (server CPU per transaction 23-30 -> 18-20 µs), oltp_read_only 0.917 ->
+// 0.910 and 0.951 -> 1.15, oltp_read_write 1.02 -> 1.19 and 1.03 -> 1.28;
+// at 64 workers the spare P loses (oltp_point_select 1.06 -> 0.927,
+// oltp_read_only 1.11 -> 0.978). (Before a read cut short by a
+// signal yielded and waited again, and before oltp_point_select's event
+// ran in Go, 32 workers measured the other way: spare P and 5 ms -> none
+// and 50 ms, oltp_point_select 0.94-1.02 -> 1.15-1.16, oltp_read_only
+// 0.79-0.93 -> 1.05-1.19.) At 16 workers the spare P won too
+// (oltp_read_only 1.23 against 1.10, oltp_read_write 1.33 against 0.97),
+// and at 4 (1.38-1.41 against 0.85-1.08).
+const spareProcWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).
 const (

@@ -288,11 +288,12 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 // Beyond engine.SpareProcWorkers, where no processor is idle, a fallback
 // costs more: the runtime takes the waiting worker's processor away and
 // wakes a thread to look for work for it. There, statements take longer
-// too (a few ms each for 32 workers on 2 CPUs), so the wait is
-// quickWaitMany; measured at 32 workers on 2 CPUs, tps against sysbench
-// with the spare processor kept, 5 ms -> 50 ms: oltp_point_select 0.985
-// -> 1.07, oltp_read_only 0.929 -> 1.06 (see engine's
-// spareProcWorkersPerCPU for both changes together).
+// too (several ms each for 64 workers on 2 CPUs), so the wait is
+// quickWaitMany. (An earlier build measured it at 32 workers on 2 CPUs,
+// tps against sysbench with the spare processor kept, 5 ms -> 50 ms:
+// oltp_point_select 0.985 -> 1.07, oltp_read_only 0.929 -> 1.06; the
+// spare processor and 5 ms have won there since, see engine's
+// spareProcWorkersPerCPU.)
 const (
 	quickWait     = 5 * time.Millisecond
 	quickWaitMany = 50 * time.Millisecond
