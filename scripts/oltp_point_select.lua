@@ -3,6 +3,8 @@
 
 require("oltp_common")
 
+-- What event() and thread_init call, as upvalues rather than global
+-- lookups per call.
 local sb, execute_point_selects, check_reconnect = sysbench, execute_point_selects, check_reconnect
 local common_thread_init = thread_init
 
