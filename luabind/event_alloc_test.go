@@ -76,7 +76,11 @@ func TestBundledEventsDoNotAllocate(t *testing.T) {
 		mallocs(w.short) // warm-up: package-level caches
 		more := 10 * w.short
 		short, long := mallocs(w.short), mallocs(w.short+more)
-		if long > short && float64(long-short)/float64(more) > 0.05 {
+		// The run's own goroutines (reports, timers) allocate now and
+		// then as time passes, which the longer run's extra seconds
+		// show (0.05 per event once under -race); an allocation per
+		// event shows as 1.
+		if long > short && float64(long-short)/float64(more) > 0.25 {
 			t.Errorf("%s: %d allocations for %d more events (%.3f per event)", w.name, long-short, more, float64(long-short)/float64(more))
 		}
 	}
