@@ -1007,12 +1007,11 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 		}
 		t := st.rand.Uniform(1, tables)
 		row := indexInt(L, L.GetGlobal("stmt"), int(t))
-		ud, ok := L.GetField(row, kind).(*lua.LUserData)
-		s, isStmt := (*luaStmt)(nil), false
-		if ok {
-			s, isStmt = ud.Value.(*luaStmt)
+		var s *luaStmt
+		if ud, ok := L.GetField(row, kind).(*lua.LUserData); ok {
+			s, _ = ud.Value.(*luaStmt)
 		}
-		if !isStmt {
+		if s == nil {
 			L.RaiseError("stmt[%d].%s is not a prepared statement", t, kind)
 		}
 		st.executeRandom(L, s, count, size, 0, false)
