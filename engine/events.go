@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	_ "unsafe" // go:linkname
 )
 
 // Counter names one of the per-thread counters that sysbench keeps
@@ -69,8 +70,11 @@ type Events struct {
 	// its latency counts from the arrival, so it includes the queue wait.
 	queued int64
 	// yieldAt is when a worker that owns its OS thread next passes
-	// through the scheduler (see yieldLockedWorker); 0 for other workers.
+	// through the scheduler (see YieldWorkerThread); 0 for other workers.
 	yieldAt int64
+	// locked tells whether that worker is locked to its thread
+	// (runtime.LockOSThread, see Config.OSThreadPerWorker).
+	locked bool
 }
 
 // clockBase anchors now: time.Since reads only the monotonic clock (one
@@ -150,7 +154,7 @@ func (e *Events) Abandon() {
 // Count adds one to counter c. The SQL bindings call it once per
 // statement, which makes it the point where a worker that owns its OS
 // thread lets the scheduler start its next time slice (see
-// yieldLockedWorker).
+// YieldWorkerThread).
 func (e *Events) Count(c Counter) {
 	if c >= 0 && c < numCounters {
 		e.stats.counters[c].Add(1)
@@ -158,7 +162,7 @@ func (e *Events) Count(c Counter) {
 	if e.yieldAt != 0 {
 		if t := now(); t >= e.yieldAt {
 			e.yieldAt = t + lockedYieldEvery
-			yieldLockedWorker()
+			YieldWorkerThread(e.locked)
 		}
 	}
 }
@@ -180,8 +184,12 @@ func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
 // 2 ms 1.22-1.33, every 5 ms 0.87-1.05, every 8 ms 0.79-1.02.
 const lockedYieldEvery = int64(8 * time.Millisecond)
 
-// yieldLockedWorker lets the scheduler see the calling worker, which owns
-// its OS thread (Config.OSThreadPerWorker), start a new time slice.
+// YieldWorkerThread lets the scheduler see the calling worker, which owns
+// its OS thread (Config.OSThreadPerWorker), start a new time slice, and
+// resumes it on that thread as a rule; locked tells whether the worker is
+// locked to it (runtime.LockOSThread). Workers call it between statements
+// (see Events.Count), and sockconn's quick reads when a signal cut their
+// wait short.
 //
 // Why: such a worker waits for its server in raw read(2) calls and keeps
 // its processor (P) all the while, so the runtime's sysmon thread sees one
@@ -192,12 +200,37 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // before it runs again. At 16 workers on 2 CPUs that was one preemption
 // per oltp_read_only transaction, and client CPU per transaction 1.46
 // times sysbench's; with these yields, 0.92 (point selects: 1.53 ->
-// 1.10). Unlocked, Gosched puts the worker on the global run queue, from
-// which its own thread, now free to run anything, usually takes it
-// straight back, with no locked hand-off; when another thread takes it
-// first, the worker owns that one from then on.
-func yieldLockedWorker() {
+// 1.10).
+//
+// A locked worker is unlocked for the yield, so that it is never handed
+// off: Gosched puts it on the global run queue, from which its own
+// thread, now free to run anything, usually takes it straight back.
+//
+// A worker that is not locked yields with the runtime's goyield, which
+// puts it on its own P's run queue, where its own thread finds it next,
+// and does not wake an idle thread to look for work as Gosched does.
+// Through Gosched, the workers traded threads: once one worker waited in
+// the global queue (another goroutine, a timer's, had taken its thread
+// first), every later yield swapped the yielding worker for the one ahead
+// of it. With 64 workers of oltp_point_select on 2 CPUs, five runs of
+// eight fell into that state: 47-61 % of the yields moved a worker to
+// another thread, against 1-11 % in the others, and the server's threads,
+// woken by client threads that no longer stayed paired with them, were
+// woken on the other CPU with an interrupt (0.26 rescheduling interrupts
+// per transaction, sysbench 0.04). Through goyield, 0.2-0.4 % moved.
+func YieldWorkerThread(locked bool) {
+	if !locked {
+		goyield()
+		return
+	}
 	runtime.UnlockOSThread()
 	runtime.Gosched()
 	runtime.LockOSThread()
 }
+
+// goyield is runtime.goyield: Gosched onto the current P's own run queue,
+// without waking an idle thread. The runtime keeps it for the packages
+// that reach it this way (go.dev/issue/67401).
+//
+//go:linkname goyield runtime.goyield
+func goyield()

@@ -90,6 +90,23 @@ type Config struct {
 	// resumes at once, as a C client's thread does. The operating system,
 	// not the runtime, then shares the CPUs between the workers. It
 	// applies only to small runs (see osThreadWorkersPerCPU).
+	//
+	// Only workers that have a spare P beside them are locked to their
+	// threads. Beyond SpareProcWorkers a worker keeps its thread all the
+	// same, since its raw reads never leave it and its yields put it back
+	// on its own P's queue (see YieldWorkerThread), but the lock would
+	// cost more than it keeps: there, a worker that waits its turn for a
+	// CPU can pass 10 ms without a yield, and sysmon's preemption of a
+	// locked goroutine is a hand-off between two threads (oltp_point_select
+	// with 64 workers on 2 CPUs: 12 k futex calls in 5 s, half of them from
+	// such hand-offs). Side by side with sysbench at 64 workers, tps
+	// ratio, medians of 3 repetitions in each of two runs, locked ->
+	// not: oltp_point_select 0.906 -> 0.993 and 0.882 -> 0.905,
+	// oltp_read_only 0.877 -> 1.06 and 0.898 -> 1.03, oltp_read_write
+	// (second run) 1.45 -> 1.11. With the spare P, workers that are not
+	// locked lost (32 workers: oltp_point_select 0.863 -> 0.776): a
+	// preempted one goes to the global run queue, and the runtime wakes a
+	// thread for the idle P, which may take it away.
 	OSThreadPerWorker bool
 }
 
@@ -134,10 +151,11 @@ const osThreadWorkersPerCPU = 32
 // spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
 // this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
 //
-// Why: an idle P makes each of the workers' yields (yieldLockedWorker)
-// start a spinning thread (runtime.Gosched wakes one whenever a P is
-// idle), which searches every P for work and goes back to sleep: two
-// context switches and a scan that grows with GOMAXPROCS, for 125 yields
+// Why: an idle P makes each of the workers' yields (YieldWorkerThread,
+// which locked workers make through runtime.Gosched) start a spinning
+// thread (Gosched wakes one whenever a P is idle), which searches every
+// P for work and goes back to sleep: two context switches and a scan
+// that grows with GOMAXPROCS, for 125 yields
 // per worker per second. Without an idle P the yield costs the worker
 // nothing but a pass through its own thread's scheduler. The spare P
 // earns its keep while workers fall back to blocking reads the scheduler
@@ -483,8 +501,10 @@ func (r *Run) execute(w Workload) int {
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
 	if r.lockWorkers() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if ev.locked = r.cfg.Threads <= SpareProcWorkers(); ev.locked {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+		}
 		ev.yieldAt = now() + lockedYieldEvery
 	}
 	r.log.Logf(LevelDebug, "Worker thread (#%d) started", ev.id)

@@ -348,8 +348,55 @@ func TestLatencyIsMeasured(t *testing.T) {
 	}
 }
 
+// TestYieldWorkerThreadKeepsThread: a worker that is not locked to its OS
+// thread resumes on that thread after YieldWorkerThread, even while
+// another goroutine keeps the global run queue busy; through Gosched the
+// workers would trade threads there.
+func TestYieldWorkerThreadKeepsThread(t *testing.T) {
+	const workers, yields = 2, 3000
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
+	stop := make(chan struct{})
+	var churn, wg sync.WaitGroup
+	churn.Add(1)
+	go func() { // always runnable, and never on a P for long
+		defer churn.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	moved := make([]int, workers)
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range yields {
+				tid := syscall.Gettid()
+				YieldWorkerThread(false)
+				if syscall.Gettid() != tid {
+					moved[i]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	churn.Wait()
+	total := 0
+	for _, n := range moved {
+		total += n
+	}
+	if total > workers*yields/100 {
+		t.Errorf("%d of %d yields resumed the worker on another OS thread, want at most 1 %%", total, workers*yields)
+	}
+}
+
 // TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
-// keeps its OS thread through its events (between them, yieldLockedWorker
+// keeps its OS thread through its events (between them, YieldWorkerThread
 // may move it to another), that GOMAXPROCS leaves a spare processor beside
 // a few workers during the run (none beside many), and that it is
 // restored.

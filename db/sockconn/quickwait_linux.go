@@ -1,16 +1,21 @@
 package sockconn
 
 import (
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"sbgo/engine"
 )
 
 // quickWaitNs is how long a read waits for its answer with the runtime's
 // scheduler unaware of it (see SetQuickWait); 0: never.
 var quickWaitNs atomic.Int64
+
+// quickLocked tells whether the readers that wait in quick reads are
+// locked to their OS threads (see SetQuickWait).
+var quickLocked atomic.Bool
 
 // SetQuickWait makes reads without a deadline wait up to d for their
 // answer in a read(2) the runtime's scheduler does not see, before they
@@ -27,8 +32,13 @@ var quickWaitNs atomic.Int64
 // hence a switch for the caller. The wait is bounded by the socket's
 // receive timeout, and a signal (the runtime's preemption request among
 // them) ends it for a pass through the scheduler (see yieldThread), so a
-// garbage collection never waits for a worker.
-func SetQuickWait(d time.Duration) { quickWaitNs.Store(int64(max(d, 0))) }
+// garbage collection never waits for a worker. locked tells whether the
+// readers are locked to their OS threads (runtime.LockOSThread), which
+// that pass has to keep as it found them (engine.YieldWorkerThread).
+func SetQuickWait(d time.Duration, locked bool) {
+	quickLocked.Store(locked)
+	quickWaitNs.Store(int64(max(d, 0)))
+}
 
 // quickYieldEvery is how often a reader that waits in quick reads passes
 // through the scheduler of its own accord, before a read: half the
@@ -125,16 +135,11 @@ func (c *Conn) quickWrite(b []byte) int {
 // Why: the signal is nearly always the runtime asking the goroutine to
 // stop (sysmon's preemption of a P "running" for 10 ms, a stop-the-world
 // or a stack scan of the garbage collector), and the request stays
-// pending until it is met. Gosched meets it at once, and with the thread
-// unlocked for it, whichever thread takes the goroutine next runs it with
-// no hand-off (see engine's yieldLockedWorker). Falling back to a read
-// the scheduler sees instead left the request to the next function call
-// after the answer, where a goroutine locked to its thread is handed from
-// thread to thread: with 64 workers on 2 CPUs and oltp_point_select, 0.21
-// futex calls and 1.22 context switches per transaction (sysbench: 1.03),
-// against 0.005 and 1.05 with the yield.
-func yieldThread() {
-	runtime.UnlockOSThread()
-	runtime.Gosched()
-	runtime.LockOSThread()
-}
+// pending until it is met. A pass through the scheduler meets it at once,
+// with no hand-off between threads (see engine.YieldWorkerThread).
+// Falling back to a read the scheduler sees instead left the request to
+// the next function call after the answer, where a goroutine locked to its
+// thread is handed from thread to thread: with 64 workers on 2 CPUs and
+// oltp_point_select, 0.21 futex calls and 1.22 context switches per
+// transaction (sysbench: 1.03), against 0.005 and 1.05 with the yield.
+func yieldThread() { engine.YieldWorkerThread(quickLocked.Load()) }

@@ -137,8 +137,8 @@ func TestCloseOnce(t *testing.T) {
 
 // quickWaitFor turns SetQuickWait on for the test.
 func quickWaitFor(t *testing.T, d time.Duration) {
-	SetQuickWait(d)
-	t.Cleanup(func() { SetQuickWait(0) })
+	SetQuickWait(d, true)
+	t.Cleanup(func() { SetQuickWait(0, false) })
 }
 
 // Quick reads take answers that come at once with a raw read(2); a slow
@@ -187,13 +187,13 @@ func TestQuickReads(t *testing.T) {
 	}
 
 	// A quick wait no longer than quickYieldEvery never yields.
-	SetQuickWait(quickYieldEvery)
+	SetQuickWait(quickYieldEvery, true)
 	c.quickYieldAt = 0
 	readNext()
 	if c.quickYieldAt != 0 {
 		t.Errorf("a %v quick wait yielded (next at %v)", quickYieldEvery, c.quickYieldAt)
 	}
-	SetQuickWait(20 * time.Millisecond)
+	SetQuickWait(20*time.Millisecond, true)
 
 	// Slower than the quick wait: the read goes on the usual way.
 	go func() {
