@@ -102,8 +102,12 @@ type Config struct {
 	// such hand-offs). Side by side with sysbench at 64 workers, tps
 	// ratio, medians of 3 repetitions in each of two runs, locked ->
 	// not: oltp_point_select 0.906 -> 0.993 and 0.882 -> 0.905,
-	// oltp_read_only 0.877 -> 1.06 and 0.898 -> 1.03, oltp_read_write
-	// (second run) 1.45 -> 1.11. With the spare P, workers that are not
+	// oltp_read_only 0.877 -> 1.06 and 0.898 -> 1.03; full sweeps, one of
+	// each: 0.766 -> 0.981 and 0.985 -> 1.03. oltp_read_write loses
+	// instead (1.45 -> 1.11, and 1.21 -> 0.981 in the sweeps; 1175 -> 900-
+	// 974 tps in two pairs of 6 s runs, with 2.5 times the rescheduling
+	// interrupts, which no collection explains: one ran per run), and
+	// why is not known. With the spare P, workers that are not
 	// locked lost (32 workers: oltp_point_select 0.863 -> 0.776): a
 	// preempted one goes to the global run queue, and the runtime wakes a
 	// thread for the idle P, which may take it away.

@@ -395,6 +395,36 @@ func TestYieldWorkerThreadKeepsThread(t *testing.T) {
 	}
 }
 
+// TestWorkersLockedOnlyWithSpareProcessor: workers that own OS threads are
+// locked to them while a spare processor is left beside them, and beyond
+// that they are not, yet pass through the scheduler all the same.
+func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
+	for _, threads := range []int{2, SpareProcWorkers() + 1} {
+		var mu sync.Mutex
+		locked := map[bool]int{} // Events.locked -> events
+		yielding := 0            // events of workers with a yield time
+		w := &fakeWorkload{count: func(ev *Events) {
+			mu.Lock()
+			defer mu.Unlock()
+			locked[ev.locked]++
+			if ev.yieldAt != 0 {
+				yielding++
+			}
+		}}
+		code, out := execute(t, Config{Threads: threads, Events: uint64(2 * threads), OSThreadPerWorker: true}, w)
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		want := threads <= SpareProcWorkers()
+		if len(locked) != 1 || locked[want] == 0 {
+			t.Errorf("%d workers: events by locked state %v, want all locked=%v", threads, locked, want)
+		}
+		if total := locked[true] + locked[false]; yielding != total {
+			t.Errorf("%d workers: %d of %d events from workers without a yield time", threads, total-yielding, total)
+		}
+	}
+}
+
 // TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
 // keeps its OS thread through its events (between them, YieldWorkerThread
 // may move it to another), that GOMAXPROCS leaves a spare processor beside
