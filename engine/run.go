@@ -159,8 +159,8 @@ const osThreadWorkersPerCPU = 32
 // which locked workers make through runtime.Gosched) start a spinning
 // thread (Gosched wakes one whenever a P is idle), which searches every
 // P for work and goes back to sleep: two context switches and a scan
-// that grows with GOMAXPROCS, for 125 yields
-// per worker per second. Without an idle P the yield costs the worker
+// that grows with GOMAXPROCS, for 125 yields per worker per second.
+// Without an idle P the yield costs the worker
 // nothing but a pass through its own thread's scheduler. The spare P
 // earns its keep while workers fall back to blocking reads the scheduler
 // sees now and then: the P of a worker in such a read is handed on at
@@ -297,7 +297,7 @@ func (r *Run) execute(w Workload) int {
 	cfg := r.cfg
 	r.printRunMode()
 
-	if r.lockWorkers() {
+	if r.workersOwnThreads() {
 		want := cfg.Threads
 		if want <= SpareProcWorkers() {
 			want++
@@ -504,7 +504,7 @@ func (r *Run) execute(w Workload) int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
-	if r.lockWorkers() {
+	if r.workersOwnThreads() {
 		if ev.locked = r.cfg.Threads <= SpareProcWorkers(); ev.locked {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -553,8 +553,9 @@ func OSThreadWorkers() int { return osThreadWorkersPerCPU * runtime.NumCPU() }
 // long their reads wait unseen by the scheduler.
 func SpareProcWorkers() int { return spareProcWorkersPerCPU * runtime.NumCPU() }
 
-// lockWorkers tells whether the workers own OS threads (Config.OSThreadPerWorker).
-func (r *Run) lockWorkers() bool {
+// workersOwnThreads tells whether the workers own OS threads
+// (Config.OSThreadPerWorker); only some of them are locked to them.
+func (r *Run) workersOwnThreads() bool {
 	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= OSThreadWorkers()
 }
 
