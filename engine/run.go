@@ -505,7 +505,7 @@ func (r *Run) execute(w Workload) int {
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
 	if r.workersOwnThreads() {
-		if ev.locked = r.cfg.Threads <= SpareProcWorkers(); ev.locked {
+		if ev.locked = WorkersLocked(r.cfg.Threads); ev.locked {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
@@ -552,6 +552,12 @@ func OSThreadWorkers() int { return osThreadWorkersPerCPU * runtime.NumCPU() }
 // spare processor (see spareProcWorkersPerCPU); a caller tunes to it how
 // long their reads wait unseen by the scheduler.
 func SpareProcWorkers() int { return spareProcWorkersPerCPU * runtime.NumCPU() }
+
+// WorkersLocked tells whether threads workers that own OS threads are
+// also locked to them (see Config.OSThreadPerWorker): only while a spare
+// processor is left beside them. A caller whose code yields for such a
+// worker (sockconn's quick reads) keeps the lock as it finds it.
+func WorkersLocked(threads int) bool { return threads <= SpareProcWorkers() }
 
 // workersOwnThreads tells whether the workers own OS threads
 // (Config.OSThreadPerWorker); only some of them are locked to them.

@@ -338,7 +338,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 		// Every worker has an OS thread and a processor of its own (see
 		// engine.Config.OSThreadPerWorker): answers are waited for
 		// without the scheduler, as a C client waits.
-		sockconn.SetQuickWait(quickWaitFor(g.Threads), g.Threads <= engine.SpareProcWorkers())
+		sockconn.SetQuickWait(quickWaitFor(g.Threads), engine.WorkersLocked(g.Threads))
 		defer sockconn.SetQuickWait(0, false)
 	}
 	r := engine.NewRun(cfg, log)
