@@ -177,11 +177,11 @@ func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
 // lockedYieldEvery is how often a worker that owns its OS thread passes
 // through the scheduler of its own accord: just within the runtime's
 // 10 ms time slice, so that sysmon never preempts it between statements
-// shorter than 2 ms, and no more often, because each pass wakes an idle
-// thread (Gosched hands the spare P to a spinning thread, which finds
-// nothing and sleeps again). Measured with 16 workers on 2 CPUs, client
-// CPU per oltp_read_only transaction against sysbench's: a yield every
-// 2 ms 1.22-1.33, every 5 ms 0.87-1.05, every 8 ms 0.79-1.02.
+// shorter than 2 ms, and no more often. Measured with 16 workers on 2
+// CPUs, when each pass also woke an idle thread (yields went through
+// Gosched then), client CPU per oltp_read_only transaction against
+// sysbench's: a yield every 2 ms 1.22-1.33, every 5 ms 0.87-1.05, every
+// 8 ms 0.79-1.02.
 const lockedYieldEvery = int64(8 * time.Millisecond)
 
 // YieldWorkerThread lets the scheduler see the calling worker, which owns
@@ -202,15 +202,14 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // times sysbench's; with these yields, 0.92 (point selects: 1.53 ->
 // 1.10).
 //
-// A locked worker is unlocked for the yield, so that it is never handed
-// off: Gosched puts it on the global run queue, from which its own
-// thread, now free to run anything, usually takes it straight back.
+// Workers yield with the runtime's goyield, which puts the worker on its
+// own P's run queue, where its own thread finds it next, and, unlike
+// Gosched, neither goes through the global run queue nor wakes an idle
+// thread to look for work. A locked worker is unlocked for the yield, so
+// that it is never handed off between threads.
 //
-// A worker that is not locked yields with the runtime's goyield, which
-// puts it on its own P's run queue, where its own thread finds it next,
-// and does not wake an idle thread to look for work as Gosched does.
-// Through Gosched, the workers traded threads: once one worker waited in
-// the global queue (another goroutine, a timer's, had taken its thread
+// Through Gosched, unlocked workers traded threads: once one worker waited
+// in the global queue (another goroutine, a timer's, had taken its thread
 // first), every later yield swapped the yielding worker for the one ahead
 // of it. With 64 workers of oltp_point_select on 2 CPUs, five runs of
 // eight fell into that state: 47-61 % of the yields moved a worker to
@@ -218,13 +217,21 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // woken by client threads that no longer stayed paired with them, were
 // woken on the other CPU with an interrupt (0.26 rescheduling interrupts
 // per transaction, sysbench 0.04). Through goyield, 0.2-0.4 % moved.
+// For locked workers, which have a spare P beside them, each Gosched
+// woke a thread for that P, which found nothing and slept again: with 32
+// workers of oltp_read_only on 2 CPUs, 7-8 futex calls and 43-44 context
+// switches per transaction (sysbench 0.2 and 35); through goyield, and
+// with the longer quick wait of the command line at that count, 0.8 and
+// 35, and tps against sysbench's, medians of 5 side-by-side repetitions,
+// 0.792 -> 0.939 (oltp_point_select 0.952 -> 1.06, oltp_read_write 0.998
+// -> 1.10).
 func YieldWorkerThread(locked bool) {
 	if !locked {
 		goyield()
 		return
 	}
 	runtime.UnlockOSThread()
-	runtime.Gosched()
+	goyield()
 	runtime.LockOSThread()
 }
 

@@ -155,13 +155,14 @@ const osThreadWorkersPerCPU = 32
 // spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
 // this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
 //
-// Why: an idle P makes each of the workers' yields (YieldWorkerThread,
-// which locked workers make through runtime.Gosched) start a spinning
-// thread (Gosched wakes one whenever a P is idle), which searches every
-// P for work and goes back to sleep: two context switches and a scan
-// that grows with GOMAXPROCS, for 125 yields per worker per second.
-// Without an idle P the yield costs the worker
-// nothing but a pass through its own thread's scheduler. The spare P
+// Why: the figures below were measured while locked workers yielded
+// through runtime.Gosched, which with an idle P starts a spinning thread
+// that searches every P for work and goes back to sleep (two context
+// switches and a scan that grows with GOMAXPROCS, for 125 yields per
+// worker per second); without an idle P the yield cost the worker
+// nothing but a pass through its own thread's scheduler. Their yields go
+// through goyield now (see YieldWorkerThread), which wakes no thread, so
+// the spare P costs less than these figures show. The spare P
 // earns its keep while workers fall back to blocking reads the scheduler
 // sees now and then: the P of a worker in such a read is handed on at
 // once instead of by sysmon. With many workers, their reads wait in raw

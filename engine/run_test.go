@@ -348,50 +348,62 @@ func TestLatencyIsMeasured(t *testing.T) {
 	}
 }
 
-// TestYieldWorkerThreadKeepsThread: a worker that is not locked to its OS
-// thread resumes on that thread after YieldWorkerThread, even while
-// another goroutine keeps the global run queue busy; through Gosched the
-// workers would trade threads there.
+// TestYieldWorkerThreadKeepsThread: a worker resumes on its OS thread
+// after YieldWorkerThread, locked to it or not, even while another
+// goroutine keeps the global run queue busy; through Gosched the workers
+// would trade threads there. Locked workers get a spare processor beside
+// them, as in a run, which Gosched would hand to another thread.
 func TestYieldWorkerThreadKeepsThread(t *testing.T) {
-	const workers, yields = 2, 3000
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
-	stop := make(chan struct{})
-	var churn, wg sync.WaitGroup
-	churn.Add(1)
-	go func() { // always runnable, and never on a P for long
-		defer churn.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
+	for _, locked := range []bool{false, true} {
+		const workers, yields = 2, 3000
+		procs := workers
+		if locked {
+			procs++
 		}
-	}()
-	moved := make([]int, workers)
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range yields {
-				tid := syscall.Gettid()
-				YieldWorkerThread(false)
-				if syscall.Gettid() != tid {
-					moved[i]++
+		prev := runtime.GOMAXPROCS(procs)
+		stop := make(chan struct{})
+		var churn, wg sync.WaitGroup
+		churn.Add(1)
+		go func() { // always runnable, and never on a P for long
+			defer churn.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.Gosched()
 				}
 			}
 		}()
-	}
-	wg.Wait()
-	close(stop)
-	churn.Wait()
-	total := 0
-	for _, n := range moved {
-		total += n
-	}
-	if total > workers*yields/100 {
-		t.Errorf("%d of %d yields resumed the worker on another OS thread, want at most 1 %%", total, workers*yields)
+		moved := make([]int, workers)
+		for i := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if locked {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+				}
+				for range yields {
+					tid := syscall.Gettid()
+					YieldWorkerThread(locked)
+					if syscall.Gettid() != tid {
+						moved[i]++
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		churn.Wait()
+		runtime.GOMAXPROCS(prev)
+		total := 0
+		for _, n := range moved {
+			total += n
+		}
+		if total > workers*yields/100 {
+			t.Errorf("locked=%v: %d of %d yields resumed the worker on another OS thread, want at most 1 %%", locked, total, workers*yields)
+		}
 	}
 }
 

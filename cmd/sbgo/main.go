@@ -285,15 +285,20 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 // a busy machine, short against a garbage collection's pace (whose
 // stop-the-world signal cuts the wait short anyway).
 //
-// Beyond engine.SpareProcWorkers, where no processor is idle, a fallback
-// costs more: the runtime takes the waiting worker's processor away and
-// wakes a thread to look for work for it. There, statements take longer
-// too (several ms each for 64 workers on 2 CPUs), so the wait is
-// quickWaitMany. (An earlier build measured it at 32 workers on 2 CPUs,
-// tps against sysbench with the spare processor kept, 5 ms -> 50 ms:
-// oltp_point_select 0.985 -> 1.07, oltp_read_only 0.929 -> 1.06; the
-// spare processor and 5 ms have won there since, see engine's
-// spareProcWorkersPerCPU.)
+// From engine.SpareProcWorkers on (16 workers per CPU), statements take
+// several ms each, and a fallback costs more: the runtime takes the
+// waiting worker's processor away and wakes a thread to look for work for
+// it. There the wait is quickWaitMany. With 32 workers on 2 CPUs and a
+// 5 ms wait, oltp_read_only fell back 0.3 times per transaction and
+// oltp_read_write 1.1 times (two setsockopt calls each); with 50 ms,
+// 0.02 and 0.04, and tps against sysbench's, medians of 5 side-by-side
+// repetitions, rose 0.792 -> 0.939 (oltp_point_select 0.952 -> 1.06,
+// oltp_read_write 0.998 -> 1.10), measured together with the locked
+// workers' yields through goyield (see engine.YieldWorkerThread), which
+// keep the quick reads' own yields every 5 ms from waking the spare
+// processor's thread. (An earlier build measured 5 ms -> 50 ms at 32
+// workers with Gosched yields: oltp_point_select 0.985 -> 1.07,
+// oltp_read_only 0.929 -> 1.06.)
 const (
 	quickWait     = 5 * time.Millisecond
 	quickWaitMany = 50 * time.Millisecond
@@ -302,7 +307,7 @@ const (
 // quickWaitFor is the quick wait for a run of threads workers that own
 // their OS threads.
 func quickWaitFor(threads int) time.Duration {
-	if threads > engine.SpareProcWorkers() {
+	if threads >= engine.SpareProcWorkers() {
 		return quickWaitMany
 	}
 	return quickWait

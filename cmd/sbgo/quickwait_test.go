@@ -2,18 +2,19 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"sbgo/engine"
 )
 
-// The quick wait is the longer one exactly where the workers get no spare
-// processor.
-func TestQuickWaitFollowsSpareProcessor(t *testing.T) {
+// The quick wait is the longer one from engine.SpareProcWorkers on, where
+// statements wait long enough that the short one would fall back often,
+// and the short one below it.
+func TestQuickWaitLongerFromSpareProcWorkers(t *testing.T) {
 	n := engine.SpareProcWorkers()
-	if got := quickWaitFor(n); got != quickWait {
-		t.Errorf("quickWaitFor(%d) = %v, want %v", n, got, quickWait)
-	}
-	if got := quickWaitFor(n + 1); got != quickWaitMany {
-		t.Errorf("quickWaitFor(%d) = %v, want %v", n+1, got, quickWaitMany)
+	for threads, want := range map[int]time.Duration{1: quickWait, n - 1: quickWait, n: quickWaitMany, n + 1: quickWaitMany} {
+		if got := quickWaitFor(threads); got != want {
+			t.Errorf("quickWaitFor(%d) = %v, want %v", threads, got, want)
+		}
 	}
 }

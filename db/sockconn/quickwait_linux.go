@@ -54,10 +54,12 @@ func SetQuickWait(d time.Duration, locked bool) {
 // rest are single reads, commits among them, that last longer).
 //
 // Only with a quick wait longer than this: a shorter one (see the command
-// line's quickWait) goes with a spare P, and there every Gosched wakes an
-// idle thread to look for work (oltp_read_only on 2 CPUs, client CPU per
+// line's quickWait) falls back to a read the scheduler sees before these
+// yields would be due. (When locked workers still yielded through
+// Gosched, which wakes an idle thread to look for work whenever a spare P
+// is left, these yields cost: oltp_read_only on 2 CPUs, client CPU per
 // transaction against sysbench's, at 8 and 16 workers: 1.20 and 1.33 with
-// these yields, 0.85 and 0.93 without).
+// them, 0.85 and 0.93 without.)
 const quickYieldEvery = 5 * time.Millisecond
 
 // quickEpoch is the origin of Conn.quickYieldAt: time.Since reads the
