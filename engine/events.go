@@ -226,13 +226,13 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // 0.792 -> 0.939 (oltp_point_select 0.952 -> 1.06, oltp_read_write 0.998
 // -> 1.10).
 func YieldWorkerThread(locked bool) {
-	if !locked {
-		goyield()
-		return
+	if locked {
+		runtime.UnlockOSThread()
 	}
-	runtime.UnlockOSThread()
 	goyield()
-	runtime.LockOSThread()
+	if locked {
+		runtime.LockOSThread()
+	}
 }
 
 // goyield is runtime.goyield: Gosched onto the current P's own run queue,
