@@ -981,6 +981,15 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 // fallback instead, at every call, so that the script's functions and
 // Lua's errors are those of the Lua code.
 //
+// The statement it finds in stmt[t][kind] is kept and used again until
+// it is closed: oltp_common closes every statement before it prepares
+// them again (after a reconnect or a lost session), and a script that
+// puts another statement there has to close the one it replaces.
+// Why: the two lookups per call, in each worker's own tables, missed the
+// cache at nearly every load with many workers: 7 % of the client's CPU
+// samples for oltp_point_select at 64 threads on 2 CPUs, where sysbench's
+// client CPU per transaction was as low as sbgo's.
+//
 // Why: for oltp_point_select this function is the whole event, and in Go
 // it costs no interpreter frame, no call of rand.uniform through the
 // interpreter and no method lookup: with --mysql-dry-run at 1 thread,
@@ -994,11 +1003,16 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 		started, native bool
 		tables, size    uint32
 		count           float64
+		found           []*luaStmt // found[t-1]: stmt[t][kind] while it stays open
 	)
-	L.Push(L.NewFunction(func(L *lua.LState) int {
+	runner := L.NewFunction(nil)
+	runner.GFunction = func(L *lua.LState) int {
 		if !started {
 			started = true
 			tables, size, count, native = st.byIDOptions(L, kind)
+			if native && tables <= maxFoundByID {
+				found = make([]*luaStmt, tables)
+			}
 		}
 		if !native {
 			L.Push(fallback)
@@ -1006,18 +1020,45 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 			return 0
 		}
 		t := st.rand.Uniform(1, tables)
-		row := indexInt(L, L.GetGlobal("stmt"), int(t))
 		var s *luaStmt
-		if ud, ok := L.GetField(row, kind).(*lua.LUserData); ok {
-			s, _ = ud.Value.(*luaStmt)
+		if int(t) <= len(found) {
+			s = found[t-1]
 		}
-		if s == nil {
-			L.RaiseError("stmt[%d].%s is not a prepared statement", t, kind)
+		if s == nil || s.closed {
+			s = byIDStmt(L, t, kind)
+			if int(t) <= len(found) {
+				found[t-1] = s
+			}
 		}
 		st.executeRandom(L, s, count, size, 0, false)
+		// A statement that fails raises a Lua error (after the
+		// sql_error_ignorable hook, if any), so returning here means no
+		// Lua code ran.
+		st.ranNoLua = runner
 		return 0
-	}))
+	}
+	L.Push(runner)
 	return 1
+}
+
+// maxFoundByID bounds the statements a by-id runner keeps per table (see
+// sqlByIDRunner): a pointer per table and runner in every worker, so that
+// --tables in the thousands with --threads in the thousands cost nothing;
+// beyond it every call looks its statement up.
+const maxFoundByID = 256
+
+// byIDStmt is stmt[t][kind] as a statement, or a Lua error naming the
+// entry.
+func byIDStmt(L *lua.LState, t uint32, kind string) *luaStmt {
+	row := indexInt(L, L.GetGlobal("stmt"), int(t))
+	var s *luaStmt
+	if ud, ok := L.GetField(row, kind).(*lua.LUserData); ok {
+		s, _ = ud.Value.(*luaStmt)
+	}
+	if s == nil {
+		L.RaiseError("stmt[%d].%s is not a prepared statement", t, kind)
+	}
+	return s
 }
 
 // indexInt is v[i] as Lua indexes it. The array part of a table is read

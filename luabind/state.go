@@ -72,8 +72,11 @@ type state struct {
 	runEventsFn *lua.LFunction // the event loop's body (see eventLoop)
 	resultMT    lua.LValue     // sysbench.sql.result's metatable, for luaResult.object
 	retryEvent  bool           // the loop resumes by retrying the last event
-	libs        libSet         // the optional libraries open in this state
-	compat      *compatState   // the LuaJIT stand-ins' per-state data
+	// ranNoLua is the Go function that last returned from a call without
+	// running any Lua code in this state (see runEvents), else nil.
+	ranNoLua *lua.LFunction
+	libs     libSet       // the optional libraries open in this state
+	compat   *compatState // the LuaJIT stand-ins' per-state data
 
 	// sysbench.rand's built-in uniform and default, which sysbench.sql's
 	// _by_id_runner checks a script has not replaced.

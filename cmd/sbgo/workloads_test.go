@@ -1140,3 +1140,20 @@ func TestBundledByIDRunnerFallsBack(t *testing.T) {
 		t.Errorf("with stmt[1].point_selects a string: exit %d, want non-zero with the entry named:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestEventLookedUpAfterLuaEvents: the event loop looks event up again
+// after an event that ran Lua code, even when the last function that ran
+// was the bundled Go event, which itself runs none (the loop skips the
+// lookup only after an event that was that function alone):
+// testdata/event_replaced.lua's first event calls it and then replaces
+// event.
+func TestEventLookedUpAfterLuaEvents(t *testing.T) {
+	_, script, conn := wlPreparedScript(t, "event_replaced.lua", "oltp_point_select", "--tables=1", "--table-size=100")
+	r := wlMust(t, sbgoBinary, nil, withArgs([]string{script}, append(conn, "--threads=1", "--events=20", "run")...)...)
+	if line := "event_replaced: 1 first, 19 then\n"; !strings.Contains(r.stdout, line) {
+		t.Errorf("no line %q:\n%s", line, r.stdout)
+	}
+	if reads := reportNumber(t, r.stdout, "read"); reads != 20 {
+		t.Errorf("%d reads counted, want 20:\n%s", reads, r.stdout)
+	}
+}
