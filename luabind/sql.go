@@ -969,11 +969,12 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 	}
 }
 
-// sqlByIDRunner is sysbench.sql._by_id_runner(kind, fallback), for the
-// bundled oltp_common: it returns oltp_common's execute_<kind> in Go. That
-// function runs the statement stmt[t][kind], with t drawn by
+// sqlByIDRunner is sysbench.sql._by_id_runner(kind, fallback [, ranged]),
+// for the bundled oltp_common: it returns oltp_common's execute_<kind> in
+// Go. That function runs the statement stmt[t][kind], with t drawn by
 // sysbench.rand.uniform(1, --tables), --<kind> times, each time with a
-// fresh sysbench.rand.default(1, --table-size) as its only parameter
+// fresh id = sysbench.rand.default(1, --table-size) as its first
+// parameter and, when ranged, id + --range_size - 1 as its second
 // (stmt:_execute_random's loop). fallback is the same function written
 // in Lua. As the Lua one does, the Go one reads the options and the two
 // random functions at its first call, after thread_init; when a script
@@ -999,17 +1000,19 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 func (st *state) sqlByIDRunner(L *lua.LState) int {
 	kind := L.CheckString(1)
 	fallback := L.CheckFunction(2)
+	ranged := L.OptBool(3, false)
 	var (
 		started, native bool
 		tables, size    uint32
 		count           float64
+		width           lua.LNumber
 		found           []*luaStmt // found[t-1]: stmt[t][kind] while it stays open
 	)
 	runner := L.NewFunction(nil)
 	runner.GFunction = func(L *lua.LState) int {
 		if !started {
 			started = true
-			tables, size, count, native = st.byIDOptions(L, kind)
+			tables, size, count, width, native = st.byIDOptions(L, kind, ranged)
 			if native && tables <= maxFoundByID {
 				found = make([]*luaStmt, tables)
 			}
@@ -1030,7 +1033,7 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 				found[t-1] = s
 			}
 		}
-		st.executeRandom(L, s, count, size, 0, false)
+		st.executeRandom(L, s, count, size, width, ranged)
 		// A statement that fails raises a Lua error (after the
 		// sql_error_ignorable hook, if any), so returning here means no
 		// Lua code ran.
@@ -1075,23 +1078,31 @@ func indexInt(L *lua.LState, v lua.LValue, i int) lua.LValue {
 }
 
 // byIDOptions reads what sqlByIDRunner's function needs at its first
-// call: --tables, --table-size and --<kind> from sysbench.opt, and whether
+// call: --tables, --table-size and --<kind> from sysbench.opt, for a
+// ranged runner --range_size less one as the width, and whether
 // sysbench.rand.uniform and .default are still the built-in ones; native
 // is false when the Lua function has to run instead.
-func (st *state) byIDOptions(L *lua.LState, kind string) (tables, size uint32, count float64, native bool) {
+func (st *state) byIDOptions(L *lua.LState, kind string, ranged bool) (tables, size uint32, count float64, width lua.LNumber, native bool) {
 	sb := L.GetGlobal("sysbench")
 	rand := L.GetField(sb, "rand")
 	if L.GetField(rand, "uniform") != st.builtinUniform || L.GetField(rand, "default") != st.builtinDefault {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	opt := L.GetField(sb, "opt")
 	t, ok1 := L.GetField(opt, "tables").(lua.LNumber)
 	n, ok2 := L.GetField(opt, "table_size").(lua.LNumber)
 	c, ok3 := L.GetField(opt, kind).(lua.LNumber)
 	if !ok1 || !ok2 || !ok3 {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	return randCUint32(float64(t)), randCUint32(float64(n)), float64(c), true
+	if ranged {
+		r, ok := L.GetField(opt, "range_size").(lua.LNumber)
+		if !ok {
+			return 0, 0, 0, 0, false
+		}
+		width = r - 1
+	}
+	return randCUint32(float64(t)), randCUint32(float64(n)), float64(c), width, true
 }
 
 // stmtClose is stmt:close().

@@ -25,7 +25,8 @@ end
 -- every global or field access is a hash lookup in the interpreter, and
 -- an OLTP transaction would otherwise make a hundred of them. The
 -- execute_* runners read the options and sysbench.rand's functions at
--- their first call (see by_id_runner), so a script that changes an option
+-- their first call (see by_id_runner), and so do the events of
+-- oltp_read_only and oltp_read_write, so a script that changes an option
 -- or replaces sysbench.rand.default in its body, thread_init or
 -- prepare_statements keeps working; the rest read them on each call.
 local sb = sysbench
@@ -517,17 +518,23 @@ local function range_runner(kind)
   end
 end
 
--- The by-id runners are sysbench.sql._by_id_runner's functions in Go,
--- which run the Lua ones above when a script replaced sysbench.rand's
--- uniform or default (for oltp_point_select this is the whole event, and
--- an interpreter frame and two calls through it per event are most of the
--- client's work besides the round trip).
-execute_point_selects = sb.sql._by_id_runner("point_selects", by_id_runner("point_selects"))
-execute_simple_ranges = range_runner("simple_ranges")
-execute_sum_ranges = range_runner("sum_ranges")
-execute_order_ranges = range_runner("order_ranges")
-execute_distinct_ranges = range_runner("distinct_ranges")
-execute_index_updates = sb.sql._by_id_runner("index_updates", by_id_runner("index_updates"))
+-- The runners are sysbench.sql._by_id_runner's functions in Go, which run
+-- the Lua ones above when a script replaced sysbench.rand's uniform or
+-- default (for oltp_point_select this is the whole event, and an
+-- interpreter frame and two calls through it per event are most of the
+-- client's work besides the round trip; and in Go each keeps the
+-- statement it found in stmt until that is closed, where the Lua ones
+-- look it up in the worker's own tables, which miss the cache with many
+-- workers).
+local function go_runner(kind, lua_runner, ranged)
+  return sb.sql._by_id_runner(kind, lua_runner(kind), ranged)
+end
+execute_point_selects = go_runner("point_selects", by_id_runner)
+execute_simple_ranges = go_runner("simple_ranges", range_runner, true)
+execute_sum_ranges = go_runner("sum_ranges", range_runner, true)
+execute_order_ranges = go_runner("order_ranges", range_runner, true)
+execute_distinct_ranges = go_runner("distinct_ranges", range_runner, true)
+execute_index_updates = go_runner("index_updates", by_id_runner)
 
 function execute_non_index_updates()
   local t = get_table_num()
