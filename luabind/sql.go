@@ -983,9 +983,10 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 // Lua's errors are those of the Lua code.
 //
 // The statement it finds in stmt[t][kind] is kept and used again until
-// it is closed: oltp_common closes every statement before it prepares
-// them again (after a reconnect or a lost session), and a script that
-// puts another statement there has to close the one it replaces.
+// it or its connection is closed: oltp_common closes every statement
+// before it prepares them again (after a reconnect or a lost session),
+// and a script that puts another statement there has to close the one it
+// replaces.
 // Why: the two lookups per call, in each worker's own tables, missed the
 // cache at nearly every load with many workers: 7 % of the client's CPU
 // samples for oltp_point_select at 64 threads on 2 CPUs, where sysbench's
@@ -1027,7 +1028,7 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 		if int(t) <= len(found) {
 			s = found[t-1]
 		}
-		if s == nil || s.closed {
+		if s == nil || s.closed || s.conn.closed {
 			s = byIDStmt(L, t, kind)
 			if int(t) <= len(found) {
 				found[t-1] = s
@@ -1044,10 +1045,10 @@ func (st *state) sqlByIDRunner(L *lua.LState) int {
 	return 1
 }
 
-// maxFoundByID bounds the statements a by-id runner keeps per table (see
-// sqlByIDRunner): a pointer per table and runner in every worker, so that
-// --tables in the thousands with --threads in the thousands cost nothing;
-// beyond it every call looks its statement up.
+// maxFoundByID is the largest --tables for which a by-id runner keeps the
+// statement it found per table (see sqlByIDRunner): a pointer per table
+// and runner in every worker, which with thousands of tables and of
+// workers would add up; beyond it every call looks its statement up.
 const maxFoundByID = 256
 
 // byIDStmt is stmt[t][kind] as a statement, or a Lua error naming the

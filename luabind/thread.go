@@ -186,7 +186,7 @@ func (st *state) runEvents(L *lua.LState) int {
 		// Why: the lookup in each worker's own globals missed the cache
 		// at nearly every load with many workers, 4 % of the client's
 		// CPU samples at 64 threads of oltp_point_select on 2 CPUs.
-		if event == nil || st.ranNoLua == nil || st.ranNoLua != event {
+		if st.ranNoLua == nil || lua.LValue(st.ranNoLua) != event {
 			event = globals.RawGetString("event")
 		}
 		st.ranNoLua = nil
