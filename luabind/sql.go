@@ -999,50 +999,63 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 // 1.4-1.8 M; with the round trips, 2 and 8 threads on 2 CPUs, 1.3-1.8 µs
 // of user CPU per point select where it took 2.1-3.1 (sysbench 1.6-2.4).
 func (st *state) sqlByIDRunner(L *lua.LState) int {
-	kind := L.CheckString(1)
-	fallback := L.CheckFunction(2)
-	ranged := L.OptBool(3, false)
-	var (
-		started, native bool
-		tables, size    uint32
-		count           float64
-		width           lua.LNumber
-		found           []*luaStmt // found[t-1]: stmt[t][kind] while it stays open
-	)
-	runner := L.NewFunction(nil)
-	runner.GFunction = func(L *lua.LState) int {
-		if !started {
-			started = true
-			tables, size, count, width, native = st.byIDOptions(L, kind, ranged)
-			if native && tables <= maxFoundByID {
-				found = make([]*luaStmt, tables)
-			}
+	r := &byIDRunner{st: st, kind: L.CheckString(1), fallback: L.CheckFunction(2), ranged: L.OptBool(3, false)}
+	r.fn = L.NewFunction(r.run)
+	L.Push(r.fn)
+	return 1
+}
+
+// byIDRunner is a function sysbench.sql._by_id_runner returned (see
+// sqlByIDRunner).
+type byIDRunner struct {
+	st       *state
+	fn       *lua.LFunction // the function itself, as state.ranNoLua names it
+	kind     string
+	fallback *lua.LFunction
+	ranged   bool
+
+	// Read at the first call (see byIDOptions).
+	started, native bool
+	tables, size    uint32
+	count           float64
+	width           lua.LNumber
+	found           []*luaStmt // found[t-1]: stmt[t][kind] while it and its connection stay open
+}
+
+func (r *byIDRunner) run(L *lua.LState) int {
+	if !r.started {
+		r.started = true
+		r.tables, r.size, r.count, r.width, r.native = r.st.byIDOptions(L, r.kind, r.ranged)
+		if r.native && r.tables <= maxFoundByID {
+			r.found = make([]*luaStmt, r.tables)
 		}
-		if !native {
-			L.Push(fallback)
-			L.Call(0, 0)
-			return 0
-		}
-		t := st.rand.Uniform(1, tables)
-		var s *luaStmt
-		if int(t) <= len(found) {
-			s = found[t-1]
-		}
-		if s == nil || s.closed || s.conn.closed {
-			s = byIDStmt(L, t, kind)
-			if int(t) <= len(found) {
-				found[t-1] = s
-			}
-		}
-		st.executeRandom(L, s, count, size, width, ranged)
-		// A statement that fails raises a Lua error (after the
-		// sql_error_ignorable hook, if any), so returning here means no
-		// Lua code ran.
-		st.ranNoLua = runner
+	}
+	if !r.native {
+		L.Push(r.fallback)
+		L.Call(0, 0)
 		return 0
 	}
-	L.Push(runner)
-	return 1
+	t := r.st.rand.Uniform(1, r.tables)
+	r.st.executeRandom(L, r.statement(L, t), r.count, r.size, r.width, r.ranged)
+	// A statement that fails raises a Lua error (after the
+	// sql_error_ignorable hook, if any), so returning here means no Lua
+	// code ran.
+	r.st.ranNoLua = r.fn
+	return 0
+}
+
+// statement is stmt[t][kind]: the one found before while it and its
+// connection are open, else looked up (see byIDStmt).
+func (r *byIDRunner) statement(L *lua.LState, t uint32) *luaStmt {
+	if int(t) > len(r.found) {
+		return byIDStmt(L, t, r.kind)
+	}
+	s := r.found[t-1]
+	if s == nil || s.closed || s.conn.closed {
+		s = byIDStmt(L, t, r.kind)
+		r.found[t-1] = s
+	}
+	return s
 }
 
 // maxFoundByID is the largest --tables for which a by-id runner keeps the
