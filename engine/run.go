@@ -134,12 +134,12 @@ const osThreadWorkersPerCPU = 32
 // is handed on at once instead of by sysmon. With many workers, reads
 // wait in raw calls long enough to need no fallback (the command line's
 // quick wait is longer there), and an idle P only costs. Tps against
-// sysbench's on 2 CPUs, no spare P -> spare P: at 32 workers
-// oltp_point_select 0.972 -> 1.24, oltp_read_only 0.917 -> 0.910 and
-// 0.951 -> 1.15 in two runs, oltp_read_write 1.02 -> 1.19; at 64 workers
-// the spare P loses (oltp_point_select 1.06 -> 0.927, oltp_read_only
-// 1.11 -> 0.978). At 16 and 4 workers it won too. docs/performance.md has
-// the measurements.
+// sysbench's on 2 CPUs, no spare P and a 50 ms quick wait -> a spare P
+// and 5 ms: at 32 workers oltp_point_select 0.972 -> 1.24,
+// oltp_read_only 0.917 -> 0.910 and 0.951 -> 1.15 in two runs,
+// oltp_read_write 1.02 -> 1.19; at 64 workers the spare P loses
+// (oltp_point_select 1.06 -> 0.927, oltp_read_only 1.11 -> 0.978). At 16
+// and 4 workers it won too. docs/performance.md has the measurements.
 const spareProcWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).

@@ -987,6 +987,7 @@ func (st *state) executeRandom(L *lua.LState, s *luaStmt, count float64, size ui
 // before it prepares them again (after a reconnect or a lost session),
 // and a script that puts another statement there has to close the one it
 // replaces.
+//
 // Why: the two lookups per call, in each worker's own tables, missed the
 // cache at nearly every load with many workers: 7 % of the client's CPU
 // samples for oltp_point_select at 64 threads on 2 CPUs, where sysbench's
