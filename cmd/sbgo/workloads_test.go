@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -87,6 +88,80 @@ func wlNeedSysbench(t *testing.T) {
 			t.Skipf("sysbench 1.0.20 is not installed: %v", err)
 		}
 	}
+}
+
+// wlReproducible caches the outcome of wlNeedReproducibleSysbench's
+// check, which runs sysbench twice.
+var wlReproducible struct {
+	once sync.Once
+	err  error
+}
+
+// wlNeedReproducibleSysbench makes sure that sysbench draws the same
+// random numbers for the same --rand-seed, which the tests that compare
+// its generated rows with sbgo's need. Debian's sysbench does not when
+// it is linked with OpenResty's LuaJIT branch (libluajit2-5.1-2, which apt
+// picks on a machine that has no LuaJIT yet); with the original LuaJIT
+// 2.1.0-beta3 (libluajit-5.1-2, from the luajit package) it does. The
+// failure names that cause instead of leaving it to a row diff.
+func wlNeedReproducibleSysbench(t *testing.T) {
+	t.Helper()
+	wlNeedSysbench(t)
+	wlReproducible.once.Do(func() {
+		script, err := filepath.Abs("../../testdata/rand_reproducible.lua")
+		if err != nil {
+			wlReproducible.err = err
+			return
+		}
+		var lines [2]string
+		for i := range lines {
+			out, err := exec.Command(wlSysbench, script, "--rand-seed=7", "prepare").CombinedOutput()
+			if err != nil {
+				wlReproducible.err = fmt.Errorf("sysbench %s --rand-seed=7 prepare: %v\n%s", script, err, out)
+				return
+			}
+			lines[i] = lastLine(string(out))
+		}
+		if lines[0] != lines[1] {
+			wlReproducible.err = fmt.Errorf("the reference sysbench is not reproducible: two runs with --rand-seed=7 printed %q and %q; "+
+				"its LuaJIT is probably OpenResty's branch (%s), with which sysbench ignores the seed: "+
+				"install the original LuaJIT (apt-get install luajit, which brings libluajit-5.1-2)", lines[0], lines[1], wlSysbenchLuaJIT())
+		}
+	})
+	if wlReproducible.err != nil {
+		t.Fatal(wlReproducible.err)
+	}
+}
+
+// wlSysbenchLuaJIT names the LuaJIT library sysbench is linked with and
+// the package it comes from, as far as ldd and dpkg tell.
+func wlSysbenchLuaJIT() string {
+	out, err := exec.Command("ldd", wlSysbench).Output()
+	if err != nil {
+		return "ldd failed: " + err.Error()
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 3 || !strings.HasPrefix(fields[0], "libluajit") {
+			continue
+		}
+		lib, err := filepath.EvalSymlinks(fields[2])
+		if err != nil {
+			return fields[2]
+		}
+		pkg, err := exec.Command("dpkg", "-S", lib).Output()
+		if err != nil {
+			return lib
+		}
+		return strings.TrimSpace(string(pkg))
+	}
+	return "no libluajit in ldd's output"
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
 }
 
 // wlQueryInt runs a query that returns one integer.
@@ -933,7 +1008,7 @@ func wlCompareSessions(t *testing.T, phase string, want, got [][]wlLogEntry, sha
 // disturbed, or whose log another process turned off or emptied, is run
 // again rather than judged.
 func TestSameStatementsAsSysbench(t *testing.T) {
-	wlNeedSysbench(t)
+	wlNeedReproducibleSysbench(t)
 	db := needMySQL(t)
 	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+wlSchema)
 	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + wlSchema) })

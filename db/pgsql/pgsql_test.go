@@ -696,8 +696,10 @@ func TestEmulated(t *testing.T) {
 	}
 }
 
+// BenchmarkPointSelect connects as the postgres superuser, which every
+// server has, so that it runs before the sbtest role exists.
 func BenchmarkPointSelect(b *testing.B) {
-	d := testDriver(b, nil)
+	d := testDriver(b, map[string]string{"pgsql-user": "postgres", "pgsql-db": "postgres"})
 	c := connect(b, d)
 	tbl := testTable(b, c, 1000)
 	ctx := context.Background()
