@@ -45,7 +45,10 @@ type Reply struct {
 	Affected int64         // changed rows, for a statement without result set
 	Err      *db.Error     // the call fails with this error
 	Delay    time.Duration // the call takes at least this long
-	More     []Reply       // the results that follow, for db.MoreResults
+	// Block, when not nil, holds the call until it is closed: a test
+	// decides when a statement in flight returns.
+	Block <-chan struct{}
+	More  []Reply // the results that follow, for db.MoreResults
 }
 
 // Rule answers the statements it matches with its Reply.
@@ -130,13 +133,13 @@ func (c Call) String() string {
 type Server struct {
 	id string
 
-	mu           sync.Mutex
-	rules        []*Rule
-	calls        []Call
-	overlaps     []string
-	conns        int
-	failConnects int
-	connectErr   *db.Error
+	mu       sync.Mutex
+	rules    []*Rule
+	calls    []Call
+	overlaps []string
+	conns    int
+	failures map[Op]int       // OpConnect, OpReconnect: calls still to fail
+	failErrs map[Op]*db.Error // and their error
 }
 
 var (
@@ -178,11 +181,19 @@ func (s *Server) On(match func(string) bool, r Reply) {
 	s.Add(&Rule{Match: match, Reply: r})
 }
 
-// FailConnects makes the next n Connect or Reconnect calls fail with err.
-func (s *Server) FailConnects(n int, err *db.Error) {
+// FailConnects makes the next n Connect calls fail with err.
+func (s *Server) FailConnects(n int, err *db.Error) { s.fail(OpConnect, n, err) }
+
+// FailReconnects makes the next n Reconnect calls fail with err.
+func (s *Server) FailReconnects(n int, err *db.Error) { s.fail(OpReconnect, n, err) }
+
+func (s *Server) fail(op Op, n int, err *db.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failConnects, s.connectErr = n, err
+	if s.failures == nil {
+		s.failures, s.failErrs = map[Op]int{}, map[Op]*db.Error{}
+	}
+	s.failures[op], s.failErrs[op] = n, err
 }
 
 // Calls returns a copy of the log.
@@ -257,9 +268,9 @@ func (s *Server) connect(conn int, op Op) (int, *db.Error) {
 		conn = s.conns
 	}
 	var err *db.Error
-	if s.failConnects > 0 {
-		s.failConnects--
-		err = s.connectErr
+	if s.failures[op] > 0 {
+		s.failures[op]--
+		err = s.failErrs[op]
 	}
 	s.calls = append(s.calls, Call{Conn: conn, Op: op, Err: err})
 	return conn, err

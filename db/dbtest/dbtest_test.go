@@ -176,7 +176,7 @@ func TestLostConnection(t *testing.T) {
 	if _, err := st.Execute(context.Background(), nil); errno(err) != 2013 {
 		t.Errorf("execute on a lost session: %v", err)
 	}
-	s.FailConnects(1, Err(db.Fatal, 2003, "Can't connect"))
+	s.FailReconnects(1, Err(db.Fatal, 2003, "Can't connect"))
 	if err := c.Reconnect(context.Background()); errno(err) != 2003 {
 		t.Errorf("first reconnect: %v, want 2003", err)
 	}
@@ -246,6 +246,32 @@ func TestOverlapIsRecorded(t *testing.T) {
 	wg.Wait()
 	if got := s.Overlaps(); len(got) != 1 || !strings.Contains(got[0], "conn 1: close") {
 		t.Errorf("overlaps = %v, want conn 1's close", got)
+	}
+}
+
+// TestFailConnects pins a refused connection: the next Connect fails,
+// the one after it succeeds.
+func TestFailConnects(t *testing.T) {
+	s := newServer(t)
+	connect(t, s)
+	s.FailConnects(1, Err(db.Fatal, 2003, "Can't connect"))
+	f, _ := db.Lookup(Name)
+	opts := engine.NewOptions()
+	opts.Register(f.Options()...)
+	opts.Set("dbtest-server", &s.id)
+	d, err := f.New(opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Connect(context.Background()); errno(err) != 2003 {
+		t.Errorf("refused connect: %v", err)
+	}
+	if _, err := d.Connect(context.Background()); err != nil {
+		t.Errorf("next connect: %v", err)
+	}
+	want := []string{"1 connect", "2 connect -> error 2003", "3 connect"}
+	if got := s.Log(); !reflect.DeepEqual(got, want) {
+		t.Errorf("log %q, want %q", got, want)
 	}
 }
 

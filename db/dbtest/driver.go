@@ -121,7 +121,7 @@ func (c *conn) run(ctx context.Context, call Call) (db.Result, error) {
 		return db.Result{}, err
 	}
 	r := c.srv.reply(call, false)
-	sleep(ctx, r.Delay)
+	wait(ctx, r)
 	c.pending = r.More
 	return c.result(r)
 }
@@ -139,11 +139,20 @@ func (c *conn) result(r Reply) (db.Result, error) {
 	return db.Result{Rows: newRows(c, r)}, nil
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
+// wait holds a call for r's Delay and until r's Block is closed, or
+// until ctx is done.
+func wait(ctx context.Context, r Reply) {
+	if r.Block != nil {
+		select {
+		case <-r.Block:
+		case <-ctx.Done():
+			return
+		}
+	}
+	if r.Delay <= 0 {
 		return
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(r.Delay)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -174,7 +183,7 @@ func (c *conn) Prepare(ctx context.Context, query string, params []db.ParamType)
 		return nil, err
 	}
 	r := c.srv.reply(call, true)
-	sleep(ctx, r.Delay)
+	wait(ctx, r)
 	if r.Err != nil {
 		return nil, r.Err
 	}
