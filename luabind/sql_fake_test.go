@@ -444,3 +444,60 @@ end
 		t.Errorf("overlapping calls: %v", o)
 	}
 }
+
+// TestFakeLegacyAPI pins the 0.5 API on the same paths: db_query and a
+// db_execute with a bound table of values read at each execute, counted
+// as the 1.0 calls are, and an ignorable error restarting the event
+// after a ROLLBACK, with several workers.
+func TestFakeLegacyAPI(t *testing.T) {
+	f := loadFake(t, "run", `
+function thread_init(thread_id)
+  db_connect()
+  stmt = db_prepare("SELECT c FROM t WHERE id = ?")
+  params = {0}
+  db_bind_param(stmt, params)
+end
+function event(thread_id)
+  db_query("BEGIN")
+  params[1] = thread_id + 100 -- 100 and 101
+  db_free_results(db_execute(stmt))
+  db_query("UPDATE t SET c = 1")
+  db_query("COMMIT")
+end
+`)
+	f.srv.On(dbtest.Prefix("SELECT"), dbtest.Reply{Columns: []string{"c"}, Rows: [][]any{{"x"}}})
+	f.srv.Add(&dbtest.Rule{Match: dbtest.Prefix("UPDATE"), Calls: dbtest.Odd,
+		Reply: dbtest.Reply{Err: dbtest.Err(db.Ignorable, 1213, "Deadlock found")}})
+	f.srv.On(dbtest.Prefix("UPDATE"), dbtest.Reply{Affected: 1})
+	const events = 100
+	if code := f.run(2, events); code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, f.log.String())
+	}
+	// Every event runs twice up to its UPDATE: once failing, once not.
+	want := fakeCounts{read: 2 * events, write: events, other: 3 * events, transactions: events, errors: events}
+	if got := f.counts(t); got != want {
+		t.Errorf("counters %+v, want %+v", got, want)
+	}
+	args := map[int]map[string]bool{} // per connection, the values its executes sent
+	for _, c := range f.srv.Calls() {
+		if c.Op == dbtest.OpExecute {
+			if args[c.Conn] == nil {
+				args[c.Conn] = map[string]bool{}
+			}
+			args[c.Conn][strings.Join(c.Args, " ")] = true
+		}
+	}
+	if len(args) != 2 || !reflect.DeepEqual(args, map[int]map[string]bool{1: {"100": true}, 2: {"101": true}}) &&
+		!reflect.DeepEqual(args, map[int]map[string]bool{1: {"101": true}, 2: {"100": true}}) {
+		t.Errorf("executed values per connection: %v, want 100 on one and 101 on the other", args)
+	}
+	rollbacks := 0
+	for _, c := range f.srv.Calls() {
+		if c.Op == dbtest.OpQuery && c.Query == "ROLLBACK" {
+			rollbacks++
+		}
+	}
+	if rollbacks != events {
+		t.Errorf("%d rollbacks, want %d", rollbacks, events)
+	}
+}
