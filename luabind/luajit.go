@@ -91,6 +91,7 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 		tbl.RawSetString("foreach", L.NewFunction(tableForeach))
 		tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 		tbl.RawSetString("move", L.NewFunction(tableMove))
+		tbl.RawSetString("concat", L.NewFunction(ljTableConcat))
 	}
 	L.SetGlobal("gcinfo", L.NewFunction(gcinfo))
 	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
