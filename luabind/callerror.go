@@ -16,8 +16,8 @@ import (
 // message, finding the name as LuaJIT does, from the instruction that
 // loaded the called register.
 //
-// What stays gopher-lua's: calls made from Go (pcall(nil), a hook that is
-// not a function) and the iterator call of a generic for.
+// What stays gopher-lua's: calls made from Go (a hook that is not a
+// function) and the iterator call of a generic for.
 
 // stockCall and stockTailCall are the handlers the wrappers call.
 var stockCall, stockTailCall vmInstruction
