@@ -17,15 +17,15 @@ import (
 // sysbench's expected outputs notice: number formatting, string.format,
 // tonumber, math.random, load, os.clock, and the LuaJIT-only modules bit,
 // ffi and jit. openLuaJITCompat installs stand-ins that behave like
-// LuaJIT's, checked against /usr/bin/luajit. The `%` operator is LuaJIT's
-// in every state (modulo.go).
+// LuaJIT's, checked against /usr/bin/luajit. The `%` and `..` operators
+// and the error of a call to a non-function are LuaJIT's in every state
+// (vmpatch.go).
 //
 // What cannot be changed without forking gopher-lua, and so still differs:
-//   - `..` concatenation, table.concat and other library code format
-//     numbers with gopher-lua's own rules. Integers of up to 14 digits and
-//     short decimals such as 0.25 come out as in LuaJIT, so SQL built by
-//     concatenating ids is the same; others differ ("" .. 1e15 is
-//     "1000000000000000" where LuaJIT gives "1e+15", 1/3 shows 16 digits).
+//   - Library code that reads a number as a string with gopher-lua's own
+//     rules (string.sub(1/3, 1), string.len(1e15)) gets Go's text of it;
+//     tostring, print, io.write, string.format, string.rep and
+//     table.concat are replaced and print numbers as LuaJIT does.
 //   - A uint64_t value compares with == and < only against another
 //     uint64_t value (Lua 5.1 calls __eq and __lt only for operands of the
 //     same type); LuaJIT also compares it with numbers.
@@ -91,6 +91,7 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 		tbl.RawSetString("foreach", L.NewFunction(tableForeach))
 		tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 		tbl.RawSetString("move", L.NewFunction(tableMove))
+		tbl.RawSetString("concat", L.NewFunction(ljTableConcat))
 	}
 	L.SetGlobal("gcinfo", L.NewFunction(gcinfo))
 	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))

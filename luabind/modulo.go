@@ -2,7 +2,6 @@ package luabind
 
 import (
 	"math"
-	"reflect"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -16,55 +15,16 @@ import (
 // `id % 4` with six-digit ids, a fifth of the time of an event that picks
 // a table that way ten times (../shared/bench/lua/oltp_like_event.lua).
 //
-// gopher-lua has no hook for arithmetic, so init replaces the OP_MOD entry
-// of its VM's dispatch table (the unexported jumpTable, reached with
-// go:linkname) by luajitModulo. That handler reads and writes the VM's
-// registers through mirrors of gopher-lua's unexported registry and
-// callFrame structs; init installs it only after checking with reflect
-// that every mirrored field has the same name, type and offset in the
-// gopher-lua that is linked in, and that the table entry it replaces is
-// the shared arithmetic handler. If anything differs (a gopher-lua
-// upgrade), `%` stays gopher-lua's own and TestModuloHandlerInstalled
-// fails, so the upgrade is noticed instead of corrupting memory.
+// vmpatch.go installs luajitModulo in place of gopher-lua's OP_MOD
+// handler, under its version and layout checks.
 //
 // What stays gopher-lua's: `%` with a string or table operand (coercion
 // and __mod go to the stock handler), math.fmod, and `%` between two
 // literals, which the compiler folds with math.Mod.
 
-//go:linkname vmJumpTable github.com/yuin/gopher-lua.jumpTable
-var vmJumpTable [lua.OP_NOP + 1]vmInstruction
-
-// vmInstruction has the signature of gopher-lua's instFunc; the last
-// argument is a *callFrame, which only the stock handlers use.
-type vmInstruction func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int
-
-// vmRegistry mirrors the start of gopher-lua's registry: the value stack.
-type vmRegistry struct {
-	array []lua.LValue
-	top   int
-}
-
-// vmFrame mirrors the start of gopher-lua's callFrame, up to the first
-// register of the running function.
-type vmFrame struct {
-	Idx       int
-	Fn        *lua.LFunction
-	_         unsafe.Pointer // Parent
-	Pc        int
-	Base      int
-	LocalBase int
-}
-
-var (
-	// vmStateReg and vmStateFrame are the offsets of LState's reg and
-	// currentFrame fields.
-	vmStateReg, vmStateFrame uintptr
-	// stockArith is the handler luajitModulo replaced; it still serves
-	// operands that are not both numbers.
-	stockArith vmInstruction
-	// luajitModuloInstalled tells whether init replaced the handler.
-	luajitModuloInstalled bool
-)
+// stockArith is the handler luajitModulo replaced; it still serves
+// operands that are not both numbers.
+var stockArith vmInstruction
 
 // smallNumbers are boxed once, so that the usual results of `%` (a table
 // or bucket index) cost no allocation; they are never written to.
@@ -75,62 +35,28 @@ var smallNumbers = func() (v [256]lua.LValue) {
 	return v
 }()
 
-func init() {
-	luajitModuloInstalled = installLuaJITModulo()
-}
-
-// installLuaJITModulo replaces the OP_MOD handler when gopher-lua's
-// layout is the one the mirrors describe, and reports whether it did.
-func installLuaJITModulo() bool {
-	state := reflect.TypeOf(lua.LState{})
-	reg, ok1 := state.FieldByName("reg")
-	frame, ok2 := state.FieldByName("currentFrame")
-	if !ok1 || !ok2 || reg.Type.String() != "*lua.registry" || frame.Type.String() != "*lua.callFrame" ||
-		!sameLayout(reflect.TypeOf(vmRegistry{}), reg.Type.Elem()) ||
-		!sameLayout(reflect.TypeOf(vmFrame{}), frame.Type.Elem()) {
-		return false
-	}
+// installModulo replaces the OP_MOD handler when the table holds the
+// shared arithmetic handler there, and reports whether it did.
+func installModulo() bool {
 	// OP_ADD to OP_POW share one handler (opArith); OP_MOVE has its own.
-	code := func(f vmInstruction) uintptr { return *(*uintptr)(unsafe.Pointer(&f)) }
-	arith := code(vmJumpTable[lua.OP_ADD])
-	if arith == 0 || code(vmJumpTable[lua.OP_MOVE]) == arith {
+	arith := handlerCode(vmJumpTable[lua.OP_ADD])
+	if !distinctHandlers(lua.OP_MOVE, lua.OP_ADD) {
 		return false
 	}
 	for op := lua.OP_ADD; op <= lua.OP_POW; op++ {
-		if code(vmJumpTable[op]) != arith {
+		if handlerCode(vmJumpTable[op]) != arith {
 			return false
 		}
 	}
-	vmStateReg, vmStateFrame = reg.Offset, frame.Offset
 	stockArith = vmJumpTable[lua.OP_MOD]
 	vmJumpTable[lua.OP_MOD] = luajitModulo
-	return true
-}
-
-// sameLayout reports whether every named field of mirror is a field of
-// real with the same name, type and offset; blank fields only pad.
-func sameLayout(mirror, real reflect.Type) bool {
-	if real.Kind() != reflect.Struct {
-		return false
-	}
-	for i := 0; i < mirror.NumField(); i++ {
-		m := mirror.Field(i)
-		if m.Name == "_" {
-			continue
-		}
-		r, ok := real.FieldByName(m.Name)
-		if !ok || r.Offset != m.Offset || r.Type != m.Type {
-			return false
-		}
-	}
 	return true
 }
 
 // luajitModulo executes OP_MOD (R(A) := RK(B) % RK(C)) as LuaJIT does for
 // numbers; anything else goes to the stock handler.
 func luajitModulo(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
-	reg := *(**vmRegistry)(unsafe.Add(unsafe.Pointer(L), vmStateReg))
-	cf := *(**vmFrame)(unsafe.Add(unsafe.Pointer(L), vmStateFrame))
+	reg, cf := vmState(L)
 	a, okA := vmOperand(reg, cf, int(inst&0x1ff)).(lua.LNumber)
 	b, okB := vmOperand(reg, cf, int(inst>>9)&0x1ff).(lua.LNumber)
 	ra := cf.LocalBase + int(inst>>18)&0xff
@@ -140,20 +66,8 @@ func luajitModulo(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 	if !okA || !okB || ra >= len(reg.array) {
 		return stockArith(L, inst, baseframe)
 	}
-	reg.array[ra] = boxModulo(luajitMod(float64(a), float64(b)))
-	if ra >= reg.top {
-		reg.top = ra + 1
-	}
+	setRegister(reg, ra, boxModulo(luajitMod(float64(a), float64(b))))
 	return 0
-}
-
-// vmOperand reads an RK operand: a constant of the running function when
-// bit 8 is set, else a register.
-func vmOperand(reg *vmRegistry, cf *vmFrame, rk int) lua.LValue {
-	if rk&0x100 != 0 {
-		return cf.Fn.Proto.Constants[rk&0xff]
-	}
-	return reg.array[cf.LocalBase+rk]
 }
 
 // luajitMod is LuaJIT's a % b. The float64 conversion keeps the compiler

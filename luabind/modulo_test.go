@@ -6,16 +6,6 @@ import (
 	"testing"
 )
 
-// TestModuloHandlerInstalled fails when init could not replace gopher-lua's
-// OP_MOD handler: the linked gopher-lua's registry or callFrame no longer
-// look like modulo.go's mirrors, or its dispatch table changed. `%` then
-// still works, with gopher-lua's slower math.Mod and its edge cases.
-func TestModuloHandlerInstalled(t *testing.T) {
-	if !luajitModuloInstalled {
-		t.Fatal("gopher-lua's OP_MOD handler was not replaced: check modulo.go's mirrors against the gopher-lua in go.mod")
-	}
-}
-
 // TestModulo compares % with LuaJIT's (see the top of luajit_test.go for
 // how the wants were produced). The operands are arguments, so that the
 // compiler cannot fold them.

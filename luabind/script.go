@@ -199,7 +199,9 @@ func (f *finder) resolveScript(name string, stdin io.Reader) (*lua.FunctionProto
 		if err != nil {
 			return nil, err
 		}
-		return compile(src, "=stdin")
+		// LuaJIT names the chunk "=stdin" and prints "stdin:2:"; gopher-lua
+		// prints a chunk name as it is.
+		return compile(src, "stdin")
 	}
 	if st, err := os.Stat(name); err == nil && !st.IsDir() {
 		return f.cache.get(name, name, func() ([]byte, error) { return os.ReadFile(name) })
