@@ -184,14 +184,19 @@ type Factory interface {
 // blocking system calls, holding their OS thread, rather than through the
 // runtime's network poller.
 type ThreadBlocker interface {
-	// BlocksThreads reports whether sessions made with opts block.
-	BlocksThreads(opts *engine.Options) bool
+	// BlocksThreads reports whether sessions made with opts block, for a
+	// run whose thread policy is p so far (engine.DecideThreadPolicy asks
+	// it with Threads, CPUs and MayOwnThreads set). A driver that opens
+	// its sessions later reads the decided policy from
+	// opts.ThreadPolicy, and must come to the same answer.
+	BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool
 }
 
 // BlocksThreads reports whether the sessions of the --db-driver driver
-// wait in blocking system calls with opts, so that the engine can give
-// each worker an OS thread of its own (engine.Config.OSThreadPerWorker).
-func BlocksThreads(opts *engine.Options) bool {
+// wait in blocking system calls with opts and policy p, so that the
+// engine can give each worker an OS thread of its own
+// (engine.ThreadPolicy.OwnThreads).
+func BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool {
 	name := "mysql"
 	if v, ok := opts.Lookup("db-driver"); ok && v.String() != "" {
 		name = v.String()
@@ -201,7 +206,7 @@ func BlocksThreads(opts *engine.Options) bool {
 		return false
 	}
 	b, ok := f.(ThreadBlocker)
-	return ok && b.BlocksThreads(opts)
+	return ok && b.BlocksThreads(opts, p)
 }
 
 var (

@@ -352,7 +352,7 @@ func TestLatencyIsMeasured(t *testing.T) {
 // locked to them while a spare processor is left beside them, and beyond
 // that they are not, yet pass through the scheduler all the same.
 func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
-	for _, threads := range []int{2, SpareProcWorkers() + 1} {
+	for _, threads := range []int{2, spareProcWorkersPerCPU*runtime.NumCPU() + 1} {
 		var mu sync.Mutex
 		locked := map[bool]int{} // Events.locked -> events
 		yielding := 0            // events of workers with a yield time
@@ -364,11 +364,11 @@ func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
 				yielding++
 			}
 		}}
-		code, out := execute(t, Config{Threads: threads, Events: uint64(2 * threads), OSThreadPerWorker: true}, w)
+		code, out := execute(t, Config{Threads: threads, Events: uint64(2 * threads), ThreadPolicy: ownThreads(threads)}, w)
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
-		want := threads <= SpareProcWorkers()
+		want := threads <= spareProcWorkersPerCPU*runtime.NumCPU()
 		if len(locked) != 1 || locked[want] == 0 {
 			t.Errorf("%d workers: events by locked state %v, want all locked=%v", threads, locked, want)
 		}
@@ -378,8 +378,8 @@ func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
 	}
 }
 
-// TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
-// keeps its OS thread through its events (between them, YieldWorkerThread
+// TestOSThreadPerWorker checks that with a policy of own threads each
+// worker keeps its OS thread through its events (between them, a yield
 // may move it to another), that GOMAXPROCS leaves a spare processor beside
 // a few workers during the run (none beside many), and that it is
 // restored.
@@ -404,7 +404,7 @@ func TestOSThreadPerWorker(t *testing.T) {
 		}
 		return false, nil
 	}}
-	code, out := execute(t, Config{Threads: threads, Events: 300, OSThreadPerWorker: true}, w)
+	code, out := execute(t, Config{Threads: threads, Events: 300, ThreadPolicy: ownThreads(threads)}, w)
 	if code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -428,9 +428,9 @@ func TestOSThreadPerWorker(t *testing.T) {
 
 	// Beyond spareProcWorkersPerCPU workers per CPU there is a processor
 	// per worker and none spare.
-	noSpare := SpareProcWorkers() + 1
+	noSpare := spareProcWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	if code, out := execute(t, Config{Threads: noSpare, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+	if code, out := execute(t, Config{Threads: noSpare, Events: 100, ThreadPolicy: ownThreads(noSpare)}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if want := max(before, noSpare); len(procs) != 1 || !procs[want] {
@@ -441,7 +441,7 @@ func TestOSThreadPerWorker(t *testing.T) {
 	// stays.
 	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	if code, out := execute(t, Config{Threads: many, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+	if code, out := execute(t, Config{Threads: many, Events: 100, ThreadPolicy: ownThreads(many)}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if len(procs) != 1 || !procs[before] {
@@ -474,7 +474,11 @@ func TestLockedWorkersYield(t *testing.T) {
 				unstuck[ev.ID()] = unstuck[ev.ID()] || moved
 			},
 		}
-		code, out := execute(t, Config{Threads: 2, Events: 6, OSThreadPerWorker: locked}, w)
+		var p ThreadPolicy
+		if locked {
+			p = ownThreads(2)
+		}
+		code, out := execute(t, Config{Threads: 2, Events: 6, ThreadPolicy: p}, w)
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
