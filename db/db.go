@@ -7,6 +7,18 @@
 // COMMIT as statements. Results are read lazily: a script that never
 // fetches rows (all of sysbench's OLTP reads) costs no row buffering.
 //
+// Contexts: every call that may wait for the server takes a ctx, which
+// bounds that wait and nothing else. A driver stops waiting once ctx is
+// done and returns an error; the session may then be lost (the MySQL
+// paths close its socket, as go-sql-driver does; pgx stops the wait as its
+// context watcher does), so the caller reconnects or closes it. A ctx
+// that can never be done (context.Background) must cost nothing per
+// call: it is the per-event path. Today the Lua bindings pass
+// context.Background to every call (connects included), so an
+// interrupted run waits for the statements in flight to end;
+// a caller that has a run's deadline or forced-shutdown context passes
+// that one instead, and the drivers need no change for it.
+//
 // Optional capabilities are optional interfaces:
 //   - MoreResults: a Conn that can step through multi-statement results.
 package db
