@@ -7,6 +7,18 @@
 // COMMIT as statements. Results are read lazily: a script that never
 // fetches rows (all of sysbench's OLTP reads) costs no row buffering.
 //
+// Contexts: every call that may wait for the server takes a ctx, which
+// bounds that wait and nothing else. A driver stops waiting once ctx is
+// done and returns an error; the session may then be lost (the MySQL
+// paths close its socket, as go-sql-driver does; pgx stops the wait as its
+// context watcher does), so the caller reconnects or closes it. A ctx
+// that can never be done (context.Background) must cost nothing per
+// call: it is the per-event path. Today the Lua bindings pass
+// context.Background to every call (connects included), so an
+// interrupted run waits for the statements in flight to end;
+// a caller that has a run's deadline or forced-shutdown context passes
+// that one instead, and the drivers need no change for it.
+//
 // Optional capabilities are optional interfaces:
 //   - MoreResults: a Conn that can step through multi-statement results.
 package db
@@ -184,14 +196,19 @@ type Factory interface {
 // blocking system calls, holding their OS thread, rather than through the
 // runtime's network poller.
 type ThreadBlocker interface {
-	// BlocksThreads reports whether sessions made with opts block.
-	BlocksThreads(opts *engine.Options) bool
+	// BlocksThreads reports whether sessions made with opts block, for a
+	// run whose thread policy is p so far (engine.DecideThreadPolicy asks
+	// it with Threads, CPUs and MayOwnThreads set). A driver that opens
+	// its sessions later reads the decided policy from
+	// opts.ThreadPolicy, and must come to the same answer.
+	BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool
 }
 
 // BlocksThreads reports whether the sessions of the --db-driver driver
-// wait in blocking system calls with opts, so that the engine can give
-// each worker an OS thread of its own (engine.Config.OSThreadPerWorker).
-func BlocksThreads(opts *engine.Options) bool {
+// wait in blocking system calls with opts and policy p, so that the
+// engine can give each worker an OS thread of its own
+// (engine.ThreadPolicy.OwnThreads).
+func BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool {
 	name := "mysql"
 	if v, ok := opts.Lookup("db-driver"); ok && v.String() != "" {
 		name = v.String()
@@ -201,7 +218,7 @@ func BlocksThreads(opts *engine.Options) bool {
 		return false
 	}
 	b, ok := f.(ThreadBlocker)
-	return ok && b.BlocksThreads(opts)
+	return ok && b.BlocksThreads(opts, p)
 }
 
 var (

@@ -2,6 +2,7 @@
 // table and sysbench's argument grammar, the run phases, the workers and
 // their limits (--time, --events, --rate, --warmup-time, --forced-shutdown),
 // per-thread counters and latency histograms, and the intermediate and final
-// reports. It imports nothing else of sbgo: the script side plugs in through
-// the Workload and Thread interfaces.
+// reports. It imports nothing else of sbgo but internal/sched (the pass
+// through the scheduler it shares with sockconn): the script side plugs in
+// through the Workload and Thread interfaces.
 package engine

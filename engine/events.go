@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
-	_ "unsafe" // go:linkname
+
+	"sbgo/internal/sched"
 )
 
 // Counter names one of the per-thread counters that sysbench keeps
@@ -70,10 +70,10 @@ type Events struct {
 	// its latency counts from the arrival, so it includes the queue wait.
 	queued int64
 	// yieldAt is when a worker that owns its OS thread next passes
-	// through the scheduler (see YieldWorkerThread); 0 for other workers.
+	// through the scheduler (see lockedYieldEvery); 0 for other workers.
 	yieldAt int64
 	// locked tells whether that worker is locked to its thread
-	// (runtime.LockOSThread, see Config.OSThreadPerWorker).
+	// (runtime.LockOSThread, see ThreadPolicy.Locked).
 	locked bool
 }
 
@@ -154,7 +154,7 @@ func (e *Events) Abandon() {
 // Count adds one to counter c. The SQL bindings call it once per
 // statement, which makes it the point where a worker that owns its OS
 // thread lets the scheduler start its next time slice (see
-// YieldWorkerThread).
+// lockedYieldEvery).
 func (e *Events) Count(c Counter) {
 	if c >= 0 && c < numCounters {
 		e.stats.counters[c].Add(1)
@@ -162,7 +162,7 @@ func (e *Events) Count(c Counter) {
 	if e.yieldAt != 0 {
 		if t := now(); t >= e.yieldAt {
 			e.yieldAt = t + lockedYieldEvery
-			YieldWorkerThread(e.locked)
+			sched.YieldThread(e.locked)
 		}
 	}
 }
@@ -175,61 +175,17 @@ func (e *Events) Stopping() bool { return e.run.stopping.Load() }
 func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
 
 // lockedYieldEvery is how often a worker that owns its OS thread passes
-// through the scheduler of its own accord: just within the runtime's
-// 10 ms time slice, so that sysmon never preempts it between statements
-// shorter than 2 ms, and no more often. Measured with 16 workers on 2
-// CPUs, when each pass also woke an idle thread (yields went through
-// Gosched then), client CPU per oltp_read_only transaction against
-// sysbench's: a yield every 2 ms 1.22-1.33, every 5 ms 0.87-1.05, every
-// 8 ms 0.79-1.02.
-const lockedYieldEvery = int64(8 * time.Millisecond)
-
-// YieldWorkerThread lets the scheduler see the calling worker, which owns
-// its OS thread (Config.OSThreadPerWorker), start a new time slice, and
-// resumes it on that thread as a rule; locked tells whether the worker is
-// locked to it (runtime.LockOSThread). Workers call it between statements
-// (see Events.Count), and sockconn's quick reads when a signal cut their
-// wait short.
+// through the scheduler of its own accord (see Events.Count): just within
+// the runtime's 10 ms time slice, so that sysmon never preempts it between
+// statements shorter than 2 ms, and no more often (16 workers on 2 CPUs,
+// client CPU per oltp_read_only transaction against sysbench's: a yield
+// every 2 ms 1.22-1.33, every 8 ms 0.79-1.02).
 //
-// Why: such a worker waits for its server in raw read(2) calls and keeps
-// its processor (P) all the while, so the runtime's sysmon thread sees one
+// Why yield at all: such a worker waits for its server in raw read(2)
+// calls and keeps its processor all the while, so sysmon sees one
 // goroutine running for ever and preempts it every 10 ms: a signal that
-// cuts the read short (EINTR, then two setsockopt calls and a read the
-// scheduler sees), and, for a goroutine locked to its thread, a hand-off
-// through a second thread (four futex calls and as many context switches)
-// before it runs again. At 16 workers on 2 CPUs that was one preemption
-// per oltp_read_only transaction, and client CPU per transaction 1.46
-// times sysbench's; with these yields, 0.92 (point selects: 1.53 ->
-// 1.10).
-//
-// Workers yield with the runtime's goyield, which puts the worker on its
-// own P's run queue, where its own thread finds it next, and, unlike
-// Gosched, neither goes through the global run queue nor wakes an idle
-// thread to look for work. A locked worker is unlocked for the yield, so
-// that it is never handed off between threads.
-//
-// Through Gosched, unlocked workers traded threads (once one waited in the
-// global queue, every later yield swapped the yielding worker for it), and
-// the server's threads, woken by client threads no longer paired with
-// them, were woken on the other CPU (64 workers of oltp_point_select on 2
-// CPUs: 47-61 % of the yields moved a worker in five runs of eight; 0.2-0.4
-// % through goyield). Beside a spare P each Gosched also woke a thread for
-// it, which found nothing and slept again (32 workers of oltp_read_only:
-// 7-8 futex calls per transaction, 0.8 through goyield; tps against
-// sysbench's 0.792 -> 0.939). docs/performance.md has the measurements.
-func YieldWorkerThread(locked bool) {
-	if locked {
-		runtime.UnlockOSThread()
-	}
-	goyield()
-	if locked {
-		runtime.LockOSThread()
-	}
-}
-
-// goyield is runtime.goyield: Gosched onto the current P's own run queue,
-// without waking an idle thread. The runtime keeps it for the packages
-// that reach it this way (go.dev/issue/67401).
-//
-//go:linkname goyield runtime.goyield
-func goyield()
+// cuts the read short and, for a locked worker, a hand-off through a
+// second thread. With these yields client CPU per oltp_read_only
+// transaction went from 1.46 to 0.92 times sysbench's. The yield itself
+// is sched.YieldThread.
+const lockedYieldEvery = int64(8 * time.Millisecond)

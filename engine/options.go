@@ -264,6 +264,8 @@ func upperASCII(c byte) byte {
 type Options struct {
 	values []*Value
 	byName map[string]*Value // key: the name with '-' turned into '_'
+	// threadPolicy is the run's (see SetThreadPolicy); nil until decided.
+	threadPolicy *ThreadPolicy
 }
 
 // NewOptions returns an empty table.

@@ -78,69 +78,11 @@ type Config struct {
 	Debug             bool
 	Seed              uint64 // 0: seeded from the clock
 
-	// OSThreadPerWorker gives every worker goroutine an OS thread of its
-	// own and raises GOMAXPROCS to Threads+1 for the run (Threads beyond
-	// SpareProcWorkers). It is meant for sessions that wait for their
-	// server in blocking read(2) calls, and applies only up to
-	// OSThreadWorkers.
-	//
-	// Why: with fewer processors (Ps) than blocked workers, the runtime's
-	// sysmon takes the P of a worker blocked in a read and wakes another
-	// thread to run it (a nanosleep loop and a futex wake per round trip),
-	// and the worker has to win a P back when its answer arrives. With a P
-	// each, the worker resumes at once, as a C client's thread does, and
-	// the operating system, not the runtime, shares the CPUs between the
-	// workers.
-	//
-	// Only workers that have a spare P beside them are locked to their
-	// threads (runtime.LockOSThread). Beyond SpareProcWorkers a worker keeps
-	// its thread all the same, since its raw reads never leave it and its
-	// yields put it back on its own P's queue (see YieldWorkerThread), but
-	// the lock costs more than it keeps: a worker waiting its turn for a
-	// CPU can pass 10 ms without a yield, and sysmon's preemption of a
-	// locked goroutine is a hand-off between two threads. At 64 workers on
-	// 2 CPUs, tps against sysbench's, locked -> not: oltp_point_select
-	// 0.906 -> 0.993, oltp_read_only 0.877 -> 1.06 (oltp_read_write lost
-	// instead, 1.45 -> 1.11, for a reason not found). docs/performance.md
-	// has the measurements.
-	OSThreadPerWorker bool
+	// ThreadPolicy is how the workers use OS threads and Go's processors
+	// (see DecideThreadPolicy); the zero value shares the processors the
+	// usual way.
+	ThreadPolicy ThreadPolicy
 }
-
-// osThreadWorkersPerCPU bounds OSThreadPerWorker: it applies up to this
-// many workers per CPU, and the MySQL driver uses Go's network poller
-// beyond.
-//
-// Why: a worker on an OS thread of its own sleeps right after its write,
-// as a C client's thread does, so the kernel can run the server's thread
-// on the same CPU; on the poller the writing thread goes on running other
-// goroutines, and the server's thread is woken on the other CPU with a
-// rescheduling interrupt (oltp_point_select at 32 workers on 2 CPUs,
-// interrupts sent per transaction: poller 0.15, own threads 0.05,
-// sysbench 0.004). Tps against sysbench's, poller -> own threads: at 32
-// workers oltp_point_select 0.78 -> 0.92, oltp_read_only 0.85 -> 0.96,
-// oltp_read_write 1.04 -> 1.19; at 64 workers, once a read cut short by
-// a signal yields and waits again (sockconn's yieldThread) and a read
-// passes through the scheduler every 5 ms of its own accord, 0.74 ->
-// 1.08, 0.76 -> 0.95 and 0.96 -> 1.03. Beyond that, the scheduler's own
-// work (idle Ps searched for work, threads woken to run them, a yield per
-// worker every lockedYieldEvery) grows with the number of Ps.
-const osThreadWorkersPerCPU = 32
-
-// spareProcWorkersPerCPU bounds the spare P of OSThreadPerWorker: up to
-// this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
-//
-// Why: the spare P earns its keep while workers fall back to blocking
-// reads the scheduler sees now and then: the P of a worker in such a read
-// is handed on at once instead of by sysmon. With many workers, reads
-// wait in raw calls long enough to need no fallback (the command line's
-// quick wait is longer there), and an idle P only costs. Tps against
-// sysbench's on 2 CPUs, no spare P and a 50 ms quick wait -> a spare P
-// and 5 ms: at 32 workers oltp_point_select 0.972 -> 1.24,
-// oltp_read_only 0.917 -> 0.910 and 0.951 -> 1.15 in two runs,
-// oltp_read_write 1.02 -> 1.19; at 64 workers the spare P loses
-// (oltp_point_select 1.06 -> 0.927, oltp_read_only 1.11 -> 0.978). At 16
-// and 4 workers it won too. docs/performance.md has the measurements.
-const spareProcWorkersPerCPU = 16
 
 // Exit codes, as sysbench's (spec §1.14).
 const (
@@ -257,14 +199,8 @@ func (r *Run) execute(w Workload) int {
 	cfg := r.cfg
 	r.printRunMode()
 
-	if r.workersOwnThreads() {
-		want := cfg.Threads
-		if want <= SpareProcWorkers() {
-			want++
-		}
-		if want > runtime.GOMAXPROCS(0) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
-		}
+	if want := cfg.ThreadPolicy.Procs; want > runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 
 	hooks, _ := w.(ReportHooks)
@@ -464,8 +400,8 @@ func (r *Run) execute(w Workload) int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
-	if r.workersOwnThreads() {
-		if ev.locked = WorkersLocked(r.cfg.Threads); ev.locked {
+	if p := r.cfg.ThreadPolicy; p.OwnThreads {
+		if ev.locked = p.Locked; ev.locked {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 		}
@@ -502,27 +438,6 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 	if err := th.Done(); err != nil {
 		r.log.Logf(LevelFatal, "%s", err)
 	}
-}
-
-// OSThreadWorkers is the largest --threads for which Config.OSThreadPerWorker
-// gives the workers OS threads of their own on this machine.
-func OSThreadWorkers() int { return osThreadWorkersPerCPU * runtime.NumCPU() }
-
-// SpareProcWorkers is how many workers that own OS threads still get a
-// spare processor (see spareProcWorkersPerCPU); a caller tunes to it how
-// long their reads wait unseen by the scheduler.
-func SpareProcWorkers() int { return spareProcWorkersPerCPU * runtime.NumCPU() }
-
-// WorkersLocked tells whether threads workers that own OS threads are
-// also locked to them (see Config.OSThreadPerWorker): only while a spare
-// processor is left beside them. A caller whose code yields for such a
-// worker (sockconn's quick reads) keeps the lock as it finds it.
-func WorkersLocked(threads int) bool { return threads <= SpareProcWorkers() }
-
-// workersOwnThreads tells whether the workers own OS threads
-// (Config.OSThreadPerWorker); only some of them are locked to them.
-func (r *Run) workersOwnThreads() bool {
-	return r.cfg.OSThreadPerWorker && r.cfg.Threads <= OSThreadWorkers()
 }
 
 func firstLine(s string) string {

@@ -348,77 +348,11 @@ func TestLatencyIsMeasured(t *testing.T) {
 	}
 }
 
-// TestYieldWorkerThreadKeepsThread: a worker resumes on its OS thread
-// after YieldWorkerThread, locked to it or not, even while another
-// goroutine keeps the global run queue busy; through Gosched the workers
-// would trade threads there. Locked workers get a spare processor beside
-// them, as in a run, which Gosched would hand to another thread.
-func TestYieldWorkerThreadKeepsThread(t *testing.T) {
-	const workers, yields = 2, 3000
-	for _, locked := range []bool{false, true} {
-		if moved := yieldsThatMoveWorkers(workers, yields, locked); moved > workers*yields/100 {
-			t.Errorf("locked=%v: %d of %d yields resumed the worker on another OS thread, want at most 1 %%", locked, moved, workers*yields)
-		}
-	}
-}
-
-// yieldsThatMoveWorkers runs workers goroutines that each call
-// YieldWorkerThread(locked) yields times beside one that keeps the global
-// run queue busy, and counts the yields after which a worker ran on
-// another OS thread.
-func yieldsThatMoveWorkers(workers, yields int, locked bool) int {
-	procs := workers
-	if locked {
-		procs++ // the spare processor of a run with locked workers
-	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	stop := make(chan struct{})
-	var churn, wg sync.WaitGroup
-	churn.Add(1)
-	go func() { // always runnable, and never on a P for long
-		defer churn.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	}()
-	moved := make([]int, workers)
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if locked {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-			}
-			for range yields {
-				tid := syscall.Gettid()
-				YieldWorkerThread(locked)
-				if syscall.Gettid() != tid {
-					moved[i]++
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(stop)
-	churn.Wait()
-	total := 0
-	for _, n := range moved {
-		total += n
-	}
-	return total
-}
-
 // TestWorkersLockedOnlyWithSpareProcessor: workers that own OS threads are
 // locked to them while a spare processor is left beside them, and beyond
 // that they are not, yet pass through the scheduler all the same.
 func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
-	for _, threads := range []int{2, SpareProcWorkers() + 1} {
+	for _, threads := range []int{2, spareProcWorkersPerCPU*runtime.NumCPU() + 1} {
 		var mu sync.Mutex
 		locked := map[bool]int{} // Events.locked -> events
 		yielding := 0            // events of workers with a yield time
@@ -430,11 +364,11 @@ func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
 				yielding++
 			}
 		}}
-		code, out := execute(t, Config{Threads: threads, Events: uint64(2 * threads), OSThreadPerWorker: true}, w)
+		code, out := execute(t, Config{Threads: threads, Events: uint64(2 * threads), ThreadPolicy: ownThreads(threads)}, w)
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
-		want := threads <= SpareProcWorkers()
+		want := threads <= spareProcWorkersPerCPU*runtime.NumCPU()
 		if len(locked) != 1 || locked[want] == 0 {
 			t.Errorf("%d workers: events by locked state %v, want all locked=%v", threads, locked, want)
 		}
@@ -444,8 +378,8 @@ func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
 	}
 }
 
-// TestOSThreadPerWorker checks that with OSThreadPerWorker each worker
-// keeps its OS thread through its events (between them, YieldWorkerThread
+// TestOSThreadPerWorker checks that with a policy of own threads each
+// worker keeps its OS thread through its events (between them, a yield
 // may move it to another), that GOMAXPROCS leaves a spare processor beside
 // a few workers during the run (none beside many), and that it is
 // restored.
@@ -470,7 +404,7 @@ func TestOSThreadPerWorker(t *testing.T) {
 		}
 		return false, nil
 	}}
-	code, out := execute(t, Config{Threads: threads, Events: 300, OSThreadPerWorker: true}, w)
+	code, out := execute(t, Config{Threads: threads, Events: 300, ThreadPolicy: ownThreads(threads)}, w)
 	if code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -494,9 +428,9 @@ func TestOSThreadPerWorker(t *testing.T) {
 
 	// Beyond spareProcWorkersPerCPU workers per CPU there is a processor
 	// per worker and none spare.
-	noSpare := SpareProcWorkers() + 1
+	noSpare := spareProcWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	if code, out := execute(t, Config{Threads: noSpare, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+	if code, out := execute(t, Config{Threads: noSpare, Events: 100, ThreadPolicy: ownThreads(noSpare)}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if want := max(before, noSpare); len(procs) != 1 || !procs[want] {
@@ -507,7 +441,7 @@ func TestOSThreadPerWorker(t *testing.T) {
 	// stays.
 	many := osThreadWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	if code, out := execute(t, Config{Threads: many, Events: 100, OSThreadPerWorker: true}, w); code != ExitOK {
+	if code, out := execute(t, Config{Threads: many, Events: 100, ThreadPolicy: ownThreads(many)}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if len(procs) != 1 || !procs[before] {
@@ -540,7 +474,11 @@ func TestLockedWorkersYield(t *testing.T) {
 				unstuck[ev.ID()] = unstuck[ev.ID()] || moved
 			},
 		}
-		code, out := execute(t, Config{Threads: 2, Events: 6, OSThreadPerWorker: locked}, w)
+		var p ThreadPolicy
+		if locked {
+			p = ownThreads(2)
+		}
+		code, out := execute(t, Config{Threads: 2, Events: 6, ThreadPolicy: p}, w)
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}

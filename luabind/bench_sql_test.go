@@ -144,7 +144,7 @@ func benchWorkload(b *testing.B, name string, args []string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	code := engine.NewRun(engine.Config{Threads: 1, Events: uint64(b.N), Percentile: 95, ForcedShutdown: -1, OSThreadPerWorker: true}, log).Execute(s)
+	code := engine.NewRun(engine.Config{Threads: 1, Events: uint64(b.N), Percentile: 95, ForcedShutdown: -1, ThreadPolicy: ownThreads(1)}, log).Execute(s)
 	elapsed := time.Since(start)
 	if code != 0 {
 		b.Fatalf("exit code %d", code)

@@ -65,7 +65,7 @@ func TestBundledEventsDoNotAllocate(t *testing.T) {
 			s.Configure(DefaultRandOptions(), 2)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			code := engine.NewRun(engine.Config{Threads: 2, Events: events, Percentile: 95, ForcedShutdown: -1, OSThreadPerWorker: true},
+			code := engine.NewRun(engine.Config{Threads: 2, Events: events, Percentile: 95, ForcedShutdown: -1, ThreadPolicy: ownThreads(2)},
 				engine.NewLogger(io.Discard, 3)).Execute(s)
 			runtime.ReadMemStats(&after)
 			if code != 0 {
@@ -84,4 +84,10 @@ func TestBundledEventsDoNotAllocate(t *testing.T) {
 			t.Errorf("%s: %d allocations for %d more events (%.3f per event)", w.name, long-short, more, float64(long-short)/float64(more))
 		}
 	}
+}
+
+// ownThreads is the thread policy of a run of threads workers whose
+// sessions block, as the command line decides it.
+func ownThreads(threads int) engine.ThreadPolicy {
+	return engine.DecideThreadPolicy(threads, runtime.NumCPU(), func(engine.ThreadPolicy) bool { return true })
 }

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -184,6 +185,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		return printUsageError(err, stdout, stderr)
 	}
 
+	policy := decideThreadPolicy(opts, general.Threads, runtime.NumCPU())
 	log := engine.NewLogger(stdout, general.Verbosity)
 	log.Logf(engine.LevelNotice, "%s\n", banner())
 
@@ -283,44 +285,29 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 		}
 		return 0
 	case cmd == "run":
-		return runBenchmark(script, general, db.BlocksThreads(opts), log, sigs)
+		return runBenchmark(script, general, policy, log, sigs)
 	default:
 		fmt.Fprintf(stderr, "Unknown command: %s\n", cmd)
 		return 1
 	}
 }
 
-// quickWait is how long a worker that owns its OS thread waits for an
-// answer before it blocks the way the runtime's scheduler sees (see
-// sockconn.SetQuickWait): longer than most round trips of a benchmark on
-// a busy machine, short against a garbage collection's pace (whose
-// stop-the-world signal cuts the wait short anyway).
-//
-// From engine.SpareProcWorkers on (16 workers per CPU), statements take
-// several ms each, and a fallback costs more: the runtime takes the
-// waiting worker's processor away and wakes a thread to look for work for
-// it. There the wait is quickWaitMany. With 32 workers on 2 CPUs,
-// oltp_read_only fell back 0.3 times per transaction with 5 ms and 0.02
-// with 50 ms, and its tps against sysbench's rose 0.792 -> 0.939
-// (oltp_point_select 0.952 -> 1.06, oltp_read_write 0.998 -> 1.10).
-const (
-	quickWait     = 5 * time.Millisecond
-	quickWaitMany = 50 * time.Millisecond
-)
-
-// quickWaitFor is the quick wait for a run of threads workers that own
-// their OS threads.
-func quickWaitFor(threads int) time.Duration {
-	if threads >= engine.SpareProcWorkers() {
-		return quickWaitMany
-	}
-	return quickWait
+// decideThreadPolicy decides how the workers of a run of threads on cpus
+// CPUs use OS threads (engine.DecideThreadPolicy), asking the
+// --db-driver driver whether its sessions block, and records it in opts
+// for the drivers, which read it when they open sessions. It is called
+// once, before the script can open any.
+func decideThreadPolicy(opts *engine.Options, threads, cpus int) engine.ThreadPolicy {
+	p := engine.DecideThreadPolicy(threads, cpus, func(p engine.ThreadPolicy) bool {
+		return db.BlocksThreads(opts, p)
+	})
+	opts.SetThreadPolicy(p)
+	return p
 }
 
 // runBenchmark performs the run command.
-// blocking tells whether the driver's sessions wait in blocking system
-// calls, so that each worker gets an OS thread of its own.
-func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log *engine.Logger, sigs <-chan os.Signal) int {
+// policy is the run's thread policy (decideThreadPolicy).
+func runBenchmark(script *luabind.Script, g *engine.General, policy engine.ThreadPolicy, log *engine.Logger, sigs <-chan os.Signal) int {
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	cfg := engine.Config{
 		Threads:           g.Threads,
@@ -335,7 +322,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 		Percentile:        g.Percentile,
 		Debug:             g.Debug,
 		Seed:              uint64(g.RandSeed),
-		OSThreadPerWorker: blocking,
+		ThreadPolicy:      policy,
 	}
 	if g.ForcedShutdown >= 0 {
 		cfg.ForcedShutdown = sec(g.ForcedShutdown)
@@ -343,11 +330,11 @@ func runBenchmark(script *luabind.Script, g *engine.General, blocking bool, log 
 	for _, c := range g.ReportCheckpoints {
 		cfg.Checkpoints = append(cfg.Checkpoints, sec(c))
 	}
-	if blocking && g.Threads <= engine.OSThreadWorkers() {
-		// Every worker has an OS thread and a processor of its own (see
-		// engine.Config.OSThreadPerWorker): answers are waited for
-		// without the scheduler, as a C client waits.
-		sockconn.SetQuickWait(quickWaitFor(g.Threads), engine.WorkersLocked(g.Threads))
+	if policy.OwnThreads {
+		// Every worker has an OS thread and a processor of its own:
+		// answers are waited for without the scheduler, as a C client
+		// waits.
+		sockconn.SetQuickWait(policy.QuickWait, policy.Locked)
 		defer sockconn.SetQuickWait(0, false)
 	}
 	r := engine.NewRun(cfg, log)

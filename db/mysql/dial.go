@@ -31,11 +31,11 @@ const (
 )
 
 // ioModeOption is --mysql-io-mode. auto, the default, is blocking while
-// the workers own OS threads (up to engine.OSThreadWorkers), the poller
-// beyond.
+// the workers may own OS threads (engine.ThreadPolicy.MayOwnThreads: up
+// to 32 per CPU), the poller beyond.
 //
-// Why not blocking sockets at every thread count: beyond
-// engine.OSThreadWorkers the workers share Go's processors, and a worker
+// Why not blocking sockets at every thread count: beyond that the workers
+// share Go's processors, and a worker
 // blocked in read(2) keeps its processor until the runtime's sysmon takes
 // it back (20 µs or more), so only a few sessions have a query at the
 // server at any moment. Measured with 64 threads of oltp_point_select on
@@ -55,15 +55,17 @@ var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp 
 	"go-sql-driver's own prepared statements (the fallback); auto: blocking up to 32 threads per CPU " +
 	"(each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
 
-// readIOMode reads --mysql-io-mode.
+// readIOMode reads --mysql-io-mode, auto resolved with the run's thread
+// policy as the options carry it.
 func readIOMode(opts *engine.Options) (ioMode, error) {
+	return resolveIOMode(opts, opts.ThreadPolicy())
+}
+
+// resolveIOMode reads --mysql-io-mode, auto resolved with policy p.
+func resolveIOMode(opts *engine.Options, p engine.ThreadPolicy) (ioMode, error) {
 	switch mode := stringOptionOr(opts, ioModeOption.Name, modeAuto); mode {
 	case modeAuto:
-		threads := 1
-		if v, ok := opts.Lookup("threads"); ok && !v.IsNull() {
-			threads = v.Int()
-		}
-		if threads <= engine.OSThreadWorkers() {
+		if p.MayOwnThreads {
 			return ioBlocking, nil
 		}
 		return ioPoller, nil
@@ -79,8 +81,8 @@ func readIOMode(opts *engine.Options) (ioMode, error) {
 }
 
 // BlocksThreads is db.ThreadBlocker: sessions block with
-// --mysql-io-mode=blocking, and with auto up to engine.OSThreadWorkers.
-func (Factory) BlocksThreads(opts *engine.Options) bool {
-	mode, err := readIOMode(opts)
+// --mysql-io-mode=blocking, and with auto while p.MayOwnThreads.
+func (Factory) BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool {
+	mode, err := resolveIOMode(opts, p)
 	return err == nil && mode == ioBlocking
 }

@@ -4,34 +4,41 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"sbgo/engine"
 )
 
+// TestIOModeOption: --mysql-io-mode, auto resolved with the decided
+// thread policy (on 2 CPUs, workers may own OS threads up to 64).
 func TestIOModeOption(t *testing.T) {
-	many := strconv.Itoa(engine.OSThreadWorkers() + 1)
+	few := engine.DecideThreadPolicy(64, 2, nil)
+	many := engine.DecideThreadPolicy(65, 2, nil)
 	tests := []struct {
 		name    string
 		kv      []string
+		policy  *engine.ThreadPolicy // nil: none decided, --threads on this machine
 		mode    ioMode
 		dialer  bool // sbgo's own dialer, which captures the handshake for the wire
 		wantErr string
 	}{
-		// auto, the default, blocks while the workers own OS threads
+		// auto, the default, blocks while the workers may own OS threads
 		// (see ioModeOption).
-		{"default", nil, ioBlocking, true, ""},
-		{"auto, few threads", []string{"mysql-io-mode", "auto", "threads", strconv.Itoa(engine.OSThreadWorkers())}, ioBlocking, true, ""},
-		{"auto, many threads", []string{"threads", many}, ioPoller, true, ""},
-		{"blocking, many threads", []string{"mysql-io-mode", "blocking", "threads", many}, ioBlocking, true, ""},
-		{"blocking", []string{"mysql-io-mode", "blocking"}, ioBlocking, true, ""},
-		{"poller", []string{"mysql-io-mode", "poller"}, ioPoller, true, ""},
-		{"go-sql-driver", []string{"mysql-io-mode", "go-sql-driver", "threads", many}, ioDriver, false, ""},
-		{"junk", []string{"mysql-io-mode", "epoll"}, 0, false, "Invalid value for --mysql-io-mode: 'epoll'"},
+		{"default", nil, nil, ioBlocking, true, ""},
+		{"auto, few threads", []string{"mysql-io-mode", "auto"}, &few, ioBlocking, true, ""},
+		{"auto, many threads", nil, &many, ioPoller, true, ""},
+		{"blocking, many threads", []string{"mysql-io-mode", "blocking"}, &many, ioBlocking, true, ""},
+		{"blocking", []string{"mysql-io-mode", "blocking"}, nil, ioBlocking, true, ""},
+		{"poller", []string{"mysql-io-mode", "poller"}, &few, ioPoller, true, ""},
+		{"go-sql-driver", []string{"mysql-io-mode", "go-sql-driver"}, &many, ioDriver, false, ""},
+		{"junk", []string{"mysql-io-mode", "epoll"}, nil, 0, false, "Invalid value for --mysql-io-mode: 'epoll'"},
 	}
 	for _, tt := range tests {
-		s, err := readSettings(newOptions(t, tt.kv...))
+		opts := newOptions(t, tt.kv...)
+		if tt.policy != nil {
+			opts.SetThreadPolicy(*tt.policy)
+		}
+		s, err := readSettings(opts)
 		if tt.wantErr != "" {
 			if err == nil || err.Error() != tt.wantErr {
 				t.Errorf("%s: error %v, want %q", tt.name, err, tt.wantErr)
@@ -48,7 +55,7 @@ func TestIOModeOption(t *testing.T) {
 		if got := d.config(endpoint{host: "127.0.0.1", port: 3306}).DialFunc != nil; got != tt.dialer {
 			t.Errorf("%s: custom dialer %v, want %v", tt.name, got, tt.dialer)
 		}
-		if got, want := (Factory{}).BlocksThreads(newOptions(t, tt.kv...)), tt.mode == ioBlocking; got != want {
+		if got, want := (Factory{}).BlocksThreads(opts, opts.ThreadPolicy()), tt.mode == ioBlocking; got != want {
 			t.Errorf("%s: BlocksThreads %v, want %v", tt.name, got, want)
 		}
 	}

@@ -1,8 +1,6 @@
 package pgsql
 
 import (
-	"runtime"
-
 	"github.com/jackc/pgx/v5"
 
 	"sbgo/db/sockconn"
@@ -25,24 +23,20 @@ var ioModeOption = engine.Option{Name: "pgsql-io-mode", Desc: sockconn.ModeHelp 
 const modeAuto = "auto"
 
 // autoBlockingPerCPU is how many threads per CPU --pgsql-io-mode=auto
-// runs on blocking sockets (at most engine.OSThreadWorkers, where the
-// workers own OS threads).
+// runs on blocking sockets (while the workers may own OS threads at all).
 const autoBlockingPerCPU = 2
 
-func autoBlockingThreads() int {
-	return min(autoBlockingPerCPU*runtime.NumCPU(), engine.OSThreadWorkers())
+// readIOMode reads --pgsql-io-mode, auto resolved with the run's thread
+// policy as the options carry it: whether sessions use blocking sockets.
+func readIOMode(opts *engine.Options) (bool, error) {
+	return resolveIOMode(opts, opts.ThreadPolicy())
 }
 
-// readIOMode reads --pgsql-io-mode: whether sessions use blocking
-// sockets.
-func readIOMode(opts *engine.Options) (bool, error) {
+// resolveIOMode reads --pgsql-io-mode, auto resolved with policy p.
+func resolveIOMode(opts *engine.Options, p engine.ThreadPolicy) (bool, error) {
 	mode := stringOption(opts, ioModeOption.Name, modeAuto)
 	if mode == modeAuto {
-		threads := 1
-		if v, ok := opts.Lookup("threads"); ok && !v.IsNull() {
-			threads = v.Int()
-		}
-		return threads <= autoBlockingThreads(), nil
+		return p.MayOwnThreads && p.Threads <= autoBlockingPerCPU*p.CPUs, nil
 	}
 	return sockconn.ParseMode(ioModeOption.Name, mode)
 }
@@ -61,8 +55,9 @@ func useSockets(cfg *pgx.ConnConfig, blocking bool) {
 }
 
 // BlocksThreads is db.ThreadBlocker: sessions block with
-// --pgsql-io-mode=blocking, and with auto up to autoBlockingThreads.
-func (Factory) BlocksThreads(opts *engine.Options) bool {
-	blocking, err := readIOMode(opts)
+// --pgsql-io-mode=blocking, and with auto up to autoBlockingPerCPU
+// threads per CPU.
+func (Factory) BlocksThreads(opts *engine.Options, p engine.ThreadPolicy) bool {
+	blocking, err := resolveIOMode(opts, p)
 	return err == nil && blocking
 }

@@ -2,28 +2,39 @@ package pgsql
 
 import (
 	"fmt"
-	"strconv"
 	"testing"
+
+	"sbgo/engine"
 )
 
+// TestIOModeOption: --pgsql-io-mode, auto resolved with the decided
+// thread policy (on 2 CPUs, blocking up to 4 threads).
 func TestIOModeOption(t *testing.T) {
+	few := engine.DecideThreadPolicy(4, 2, nil)
+	many := engine.DecideThreadPolicy(5, 2, nil)
 	tests := []struct {
 		name     string
 		set      map[string]string
+		policy   *engine.ThreadPolicy // nil: none decided, --threads on this machine
 		blocking bool
 		wantErr  string
 	}{
-		// auto, the default, blocks while the workers own OS threads
-		// (see ioModeOption).
-		{"default", nil, true, ""},
-		{"auto, few threads", map[string]string{"pgsql-io-mode": "auto", "threads": strconv.Itoa(autoBlockingThreads())}, true, ""},
-		{"auto, many threads", map[string]string{"threads": strconv.Itoa(autoBlockingThreads() + 1)}, false, ""},
-		{"blocking", map[string]string{"pgsql-io-mode": "blocking"}, true, ""},
-		{"poller", map[string]string{"pgsql-io-mode": "poller"}, false, ""},
-		{"junk", map[string]string{"pgsql-io-mode": "epoll"}, false, "Invalid value for --pgsql-io-mode: 'epoll'"},
+		// auto, the default, blocks up to autoBlockingPerCPU threads per
+		// CPU (see ioModeOption).
+		{"default", nil, nil, true, ""},
+		{"auto, few threads", map[string]string{"pgsql-io-mode": "auto"}, &few, true, ""},
+		{"auto, many threads", nil, &many, false, ""},
+		{"blocking, many threads", map[string]string{"pgsql-io-mode": "blocking"}, &many, true, ""},
+		{"blocking", map[string]string{"pgsql-io-mode": "blocking"}, nil, true, ""},
+		{"poller", map[string]string{"pgsql-io-mode": "poller"}, &few, false, ""},
+		{"junk", map[string]string{"pgsql-io-mode": "epoll"}, nil, false, "Invalid value for --pgsql-io-mode: 'epoll'"},
 	}
 	for _, tt := range tests {
-		s, err := readSettings(testOptions(t, tt.set))
+		opts := testOptions(t, tt.set)
+		if tt.policy != nil {
+			opts.SetThreadPolicy(*tt.policy)
+		}
+		s, err := readSettings(opts)
 		if tt.wantErr != "" {
 			if err == nil || err.Error() != tt.wantErr {
 				t.Errorf("%s: error %v, want %q", tt.name, err, tt.wantErr)
@@ -32,6 +43,9 @@ func TestIOModeOption(t *testing.T) {
 		}
 		if err != nil || s.blocking != tt.blocking {
 			t.Errorf("%s: blocking %v, %v; want %v", tt.name, s.blocking, err, tt.blocking)
+		}
+		if got := (Factory{}).BlocksThreads(opts, opts.ThreadPolicy()); got != tt.blocking {
+			t.Errorf("%s: BlocksThreads %v, want %v", tt.name, got, tt.blocking)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unsafe"
 
-	"sbgo/engine"
+	"sbgo/internal/sched"
 )
 
 // quickWaitNs is how long a read waits for its answer with the runtime's
@@ -29,12 +29,13 @@ var quickLocked atomic.Bool
 // scheduler: the goroutine keeps its P and resumes, as a C thread does.
 // That is only right while every waiting goroutine has a P of its own to
 // keep (workers that own OS threads, GOMAXPROCS above their number),
-// hence a switch for the caller. The wait is bounded by the socket's
+// hence a switch for the caller, which decides it with the run's
+// engine.ThreadPolicy (QuickWait, Locked). The wait is bounded by the socket's
 // receive timeout, and a signal (the runtime's preemption request among
 // them) ends it for a pass through the scheduler (see yieldThread), so a
 // garbage collection never waits for a worker. locked tells whether the
 // readers are locked to their OS threads (runtime.LockOSThread), which
-// that pass has to keep as it found them (engine.YieldWorkerThread).
+// that pass has to keep as it found them (sched.YieldThread).
 func SetQuickWait(d time.Duration, locked bool) {
 	quickLocked.Store(locked)
 	quickWaitNs.Store(int64(max(d, 0)))
@@ -48,18 +49,11 @@ func SetQuickWait(d time.Duration, locked bool) {
 //
 // Why: a worker in a raw read keeps its P "running" as far as sysmon
 // knows, and engine's per-event yield comes too seldom where one event
-// waits for many statements. With 64 workers on 2 CPUs, oltp_read_write
-// (about 60 ms per transaction) took 1.3 signals per transaction, each
-// waking a thread in the middle of its wait; 0.86 with these yields (the
-// rest are single reads, commits among them, that last longer).
-//
-// Only with a quick wait longer than this: a shorter one (see the command
-// line's quickWait) falls back to a read the scheduler sees before these
-// yields would be due. (When locked workers still yielded through
-// Gosched, which wakes an idle thread to look for work whenever a spare P
-// is left, these yields cost: oltp_read_only on 2 CPUs, client CPU per
-// transaction against sysbench's, at 8 and 16 workers: 1.20 and 1.33 with
-// them, 0.85 and 0.93 without.)
+// waits for many statements (64 workers on 2 CPUs, oltp_read_write: 1.3
+// signals per transaction, 0.86 with these yields). Only with a quick
+// wait longer than this: a shorter one falls back to a read the scheduler
+// sees before these yields would be due. docs/performance.md has the
+// measurements.
 const quickYieldEvery = 5 * time.Millisecond
 
 // quickEpoch is the origin of Conn.quickYieldAt: time.Since reads the
@@ -138,10 +132,8 @@ func (c *Conn) quickWrite(b []byte) int {
 // stop (sysmon's preemption of a P "running" for 10 ms, a stop-the-world
 // or a stack scan of the garbage collector), and the request stays
 // pending until it is met. A pass through the scheduler meets it at once,
-// with no hand-off between threads (see engine.YieldWorkerThread).
-// Falling back to a read the scheduler sees instead left the request to
-// the next function call after the answer, where a goroutine locked to its
-// thread is handed from thread to thread: with 64 workers on 2 CPUs and
-// oltp_point_select, 0.21 futex calls and 1.22 context switches per
-// transaction (sysbench: 1.03), against 0.005 and 1.05 with the yield.
-func yieldThread() { engine.YieldWorkerThread(quickLocked.Load()) }
+// with no hand-off between threads (see sched.YieldThread). Falling back
+// to a read the scheduler sees left the request pending until after the
+// answer, when a locked goroutine is handed from thread to thread
+// (docs/performance.md, "Passes through the scheduler").
+func yieldThread() { sched.YieldThread(quickLocked.Load()) }

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"runtime"
+	"time"
+)
+
+// ThreadPolicy is how a run's workers use OS threads and Go's processors
+// (Ps). It is decided once, from --threads, the driver's io mode and the
+// CPU count (DecideThreadPolicy), and handed down as a value: to the run
+// (Config.ThreadPolicy), to the drivers (Options.ThreadPolicy) and to the
+// quick reads of their sockets. docs/performance.md has the measurements
+// behind every bound.
+//
+// Why own threads: a session that waits for its server in a blocking
+// read(2) holds its OS thread. With fewer Ps than such workers, the
+// runtime's sysmon takes the P of a blocked worker and wakes another
+// thread to run it, and the worker has to win a P back when its answer
+// arrives. With a thread and a P each, a worker resumes at once, as a C
+// client's thread does, and the kernel shares the CPUs between them.
+type ThreadPolicy struct {
+	Threads int // --threads
+	CPUs    int // CPUs the run shares with everything else (runtime.NumCPU)
+
+	// MayOwnThreads tells that there are few enough workers to own OS
+	// threads, should their sessions block: up to osThreadWorkersPerCPU
+	// per CPU. A driver's automatic io mode blocks only then.
+	MayOwnThreads bool
+
+	// OwnThreads tells that each worker owns an OS thread: the sessions
+	// block and MayOwnThreads. The other fields apply only then.
+	OwnThreads bool
+	// Locked tells that the workers are also locked to their threads
+	// (runtime.LockOSThread): only while a spare P is left beside them
+	// (see spareProcWorkersPerCPU). Beyond, a worker keeps its thread all
+	// the same, since its raw reads never leave it and its yields put it
+	// back on its own P's queue, but the lock costs more than it keeps: a
+	// worker waiting its turn for a CPU can pass 10 ms without a yield,
+	// and sysmon's preemption of a locked goroutine is a hand-off between
+	// two threads (64 workers on 2 CPUs, oltp_read_only: 0.88 -> 1.06
+	// times sysbench's tps without the lock).
+	Locked bool
+	// Procs is GOMAXPROCS for the run: Threads, plus the spare P while
+	// Locked; 0 leaves GOMAXPROCS as it is. The run only raises it.
+	Procs int
+	// QuickWait is how long a read waits for its answer unseen by the
+	// scheduler (sockconn.SetQuickWait) before it blocks the way the
+	// scheduler sees: quickWait, or quickWaitMany from
+	// spareProcWorkersPerCPU workers per CPU on.
+	QuickWait time.Duration
+}
+
+// osThreadWorkersPerCPU bounds ThreadPolicy.MayOwnThreads: the workers may
+// own OS threads up to this many per CPU, and drivers use Go's network
+// poller beyond.
+//
+// Why: a worker on an OS thread of its own sleeps right after its write,
+// as a C client's thread does, so the kernel can run the server's thread
+// on the same CPU; on the poller the writing thread goes on running other
+// goroutines, and the server's thread is woken on the other CPU. Tps
+// against sysbench's, poller -> own threads, 32 workers on 2 CPUs:
+// oltp_point_select 0.78 -> 0.92, oltp_read_only 0.85 -> 0.96; at 64
+// workers 0.74 -> 1.08 and 0.76 -> 0.95. Beyond, the scheduler's own work
+// (idle Ps searched, threads woken, a yield per worker every
+// lockedYieldEvery) grows with the number of Ps.
+const osThreadWorkersPerCPU = 32
+
+// spareProcWorkersPerCPU bounds the spare P and ThreadPolicy.Locked: up to
+// this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
+//
+// Why: the spare P earns its keep while workers fall back to blocking
+// reads the scheduler sees: the P of a worker in such a read is handed on
+// at once instead of by sysmon. With more workers, reads wait in raw calls
+// long enough to need no fallback (quickWaitMany), and an idle P only
+// costs. Tps against sysbench's on 2 CPUs, no spare P and 50 ms -> a
+// spare P and 5 ms: at 32 workers oltp_point_select 0.97 -> 1.24, at 64
+// workers 1.06 -> 0.93.
+const spareProcWorkersPerCPU = 16
+
+// quickWait is how long a worker that owns its OS thread waits for an
+// answer before it blocks the way the runtime's scheduler sees: longer
+// than most round trips of a benchmark on a busy machine, short against a
+// garbage collection's pace (whose stop-the-world signal cuts the wait
+// short anyway).
+//
+// From spareProcWorkersPerCPU workers per CPU on, statements take several
+// ms each, and a fallback costs more: the runtime takes the waiting
+// worker's P away and wakes a thread to look for work for it. There the
+// wait is quickWaitMany (32 workers on 2 CPUs, oltp_read_only fell back
+// 0.3 times per transaction with 5 ms, 0.02 with 50 ms; tps against
+// sysbench's 0.79 -> 0.94).
+const (
+	quickWait     = 5 * time.Millisecond
+	quickWaitMany = 50 * time.Millisecond
+)
+
+// DecideThreadPolicy decides the policy of threads workers on cpus CPUs.
+// sessionsBlock is asked, with the policy so far (Threads, CPUs,
+// MayOwnThreads), whether the driver's sessions wait in blocking system
+// calls; nil means they do not. It is the only place where the bounds
+// above are applied.
+func DecideThreadPolicy(threads, cpus int, sessionsBlock func(ThreadPolicy) bool) ThreadPolicy {
+	cpus = max(cpus, 1)
+	p := ThreadPolicy{Threads: threads, CPUs: cpus, MayOwnThreads: threads <= osThreadWorkersPerCPU*cpus}
+	if !p.MayOwnThreads || sessionsBlock == nil || !sessionsBlock(p) {
+		return p
+	}
+	spare := spareProcWorkersPerCPU * cpus
+	p.OwnThreads = true
+	p.Locked = threads <= spare
+	p.Procs = threads
+	if p.Locked {
+		p.Procs++
+	}
+	p.QuickWait = quickWait
+	if threads >= spare {
+		p.QuickWait = quickWaitMany
+	}
+	return p
+}
+
+// SetThreadPolicy records the policy decided for the run, for the drivers
+// to read when they open sessions (ThreadPolicy). Like the option values,
+// it is set before the options are shared.
+func (o *Options) SetThreadPolicy(p ThreadPolicy) { o.threadPolicy = &p }
+
+// ThreadPolicy is the policy set with SetThreadPolicy. Until one is set
+// (options built by hand, as in tests), it is the policy of --threads on
+// this machine with sessions that do not block: what a driver's automatic
+// io mode needs (MayOwnThreads), no more.
+func (o *Options) ThreadPolicy() ThreadPolicy {
+	if o.threadPolicy != nil {
+		return *o.threadPolicy
+	}
+	threads := 1
+	if v, ok := o.Lookup("threads"); ok && !v.IsNull() {
+		threads = v.Int()
+	}
+	return DecideThreadPolicy(threads, runtime.NumCPU(), nil)
+}
