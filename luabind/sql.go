@@ -202,7 +202,7 @@ func (st *state) drvConnect(L *lua.LState) int {
 		st.logConnectError(d.drv, err)
 		L.RaiseError("connection creation failed")
 	}
-	c := &luaConn{st: st, drv: d.drv, conn: conn}
+	c := &luaConn{st: st, drv: d.drv, rawConn: conn}
 	c.ud = newObject(L, sqlConnType, c)
 	st.conns = append(st.conns, c)
 	L.Push(c.ud)
@@ -231,13 +231,15 @@ func (st *state) logConnectError(drv db.Driver, err error) {
 // luaConn is a Lua connection object: one db.Conn, its current result and
 // its bulk-insert buffer.
 type luaConn struct {
-	st     *state
-	drv    db.Driver
-	conn   db.Conn
-	ud     *lua.LUserData
-	closed bool
-	cur    *luaResult // the open result, invalid after the next operation
-	stmts  []*luaStmt
+	st  *state
+	drv db.Driver
+	// rawConn is the driver's session. Only the accessors below read it
+	// (see "Who may call the driver").
+	rawConn db.Conn
+	ud      *lua.LUserData
+	closed  bool
+	cur     *luaResult // the open result, invalid after the next operation
+	stmts   []*luaStmt
 
 	bulkActive bool
 	bulkRows   int
@@ -265,6 +267,69 @@ type bulkOutcome struct {
 	res   db.Result
 	err   error
 	query string
+}
+
+// Who may call the driver
+//
+// A connection's driver session is used by one goroutine at a time, but
+// not always the worker's: a pipelined bulk-insert flush (see flushBulk)
+// hands the session to a goroutine of its own for one INSERT, and takes
+// it back when the next operation receives the INSERT's outcome from
+// bulkInFlight. That receive is what orders the flush's use of the
+// session before the worker's; a driver call made before it races with
+// the INSERT, on the wire and in the driver's buffers.
+//
+// So no code reads rawConn or a statement's rawStmt except the accessors
+// here, and each of them receives the outcome first: driverConn and
+// driverStmt raise a failed INSERT's error as a synchronous flush would
+// have; settle also frees the open result, as a new query or execute
+// does; idleConn and idleStmt forget the outcome, for the paths that
+// close or replace the session and raise nothing. flushBulk itself takes
+// the session it hands over through driverConn, so at most one INSERT is
+// in flight, and the goroutine it starts uses the session for that
+// INSERT only.
+
+// driverConn returns c's session for a driver call, once no INSERT is in
+// flight on it.
+func (c *luaConn) driverConn(L *lua.LState) db.Conn {
+	c.awaitBulk(L)
+	return c.rawConn
+}
+
+// idleConn is driverConn for closing and reconnecting: the outcome of an
+// INSERT in flight is forgotten.
+func (c *luaConn) idleConn() db.Conn {
+	c.discardBulk()
+	return c.rawConn
+}
+
+// settle returns c's session for a new query: no INSERT in flight and the
+// open result set freed.
+func (c *luaConn) settle(L *lua.LState) db.Conn {
+	conn := c.driverConn(L)
+	c.release()
+	return conn
+}
+
+// driverStmt returns s's driver statement for a call, once no INSERT is
+// in flight on its connection.
+func (s *luaStmt) driverStmt(L *lua.LState) db.Stmt {
+	s.conn.driverConn(L)
+	return s.rawStmt
+}
+
+// idleStmt is driverStmt for closing: the outcome of an INSERT in flight
+// is forgotten.
+func (s *luaStmt) idleStmt() db.Stmt {
+	s.conn.idleConn()
+	return s.rawStmt
+}
+
+// settle returns s's driver statement for an execute, with its
+// connection settled.
+func (s *luaStmt) settle(L *lua.LState) db.Stmt {
+	s.conn.settle(L)
+	return s.rawStmt
 }
 
 func (st *state) checkConn(L *lua.LState) *luaConn {
@@ -307,8 +372,7 @@ func (st *state) count(res db.Result) {
 // run executes query as a text statement, counts it and pushes its
 // result object (or nil); errors follow sysbench's check_error.
 func (c *luaConn) run(L *lua.LState, query string) *luaResult {
-	c.settle(L)
-	res, err := c.conn.Query(context.Background(), query)
+	res, err := c.settle(L).Query(context.Background(), query)
 	if err != nil {
 		c.st.sqlError(L, c, err, query, false)
 	}
@@ -450,12 +514,12 @@ func (c *luaConn) bulkNext(L *lua.LState, row string) {
 // so that generating rows, which costs the interpreter more client CPU
 // than it costs sysbench's, overlaps the server's work instead of adding
 // to it. At most one INSERT is in flight; the next operation on the
-// connection waits for it (awaitBulk) and raises its error, if any, as a
-// synchronous flush would have. In the run command flushes stay
+// connection waits for it and raises its error, if any, as a synchronous
+// flush would have (see "Who may call the driver"). In the run command flushes stay
 // synchronous, so that an event's latency includes its INSERT as in
 // sysbench.
 func (c *luaConn) flushBulk(L *lua.LState, last bool) {
-	c.awaitBulk(L)
+	conn := c.driverConn(L)
 	sent := c.bulk
 	query := unsafe.String(unsafe.SliceData(sent), len(sent))
 	c.bulk = append(c.bulkSent[:0], sent[:c.bulkPrefix]...)
@@ -469,7 +533,6 @@ func (c *luaConn) flushBulk(L *lua.LState, last bool) {
 	c.release()
 	done := make(chan bulkOutcome, 1)
 	c.bulkInFlight = done
-	conn := c.conn
 	go func() {
 		res, err := conn.Query(context.Background(), query)
 		if err == nil && res.Rows != nil {
@@ -504,13 +567,6 @@ func (c *luaConn) discardBulk() {
 	}
 }
 
-// settle prepares c for a new operation: a pipelined INSERT is finished
-// and the open result set freed.
-func (c *luaConn) settle(L *lua.LState) {
-	c.awaitBulk(L)
-	c.release()
-}
-
 // conBulkDone is con:bulk_insert_done(): sends what remains.
 func (st *state) conBulkDone(L *lua.LState) int {
 	st.checkConn(L).bulkDone(L)
@@ -530,13 +586,12 @@ func (c *luaConn) bulkDone(L *lua.LState) {
 func (st *state) conPrepare(L *lua.LState) int {
 	c := st.checkConn(L)
 	query := L.CheckString(2)
-	c.settle(L)
-	stmt, err := c.conn.Prepare(context.Background(), query, nil)
+	stmt, err := c.settle(L).Prepare(context.Background(), query, nil)
 	if err != nil {
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("SQL API error")
 	}
-	s := &luaStmt{conn: c, stmt: stmt, query: query}
+	s := &luaStmt{conn: c, rawStmt: stmt, query: query}
 	if pc, ok := stmt.(db.ParamCounter); ok {
 		s.nparams = pc.NumParams()
 	} else {
@@ -567,13 +622,13 @@ func (c *luaConn) close() {
 	if c.closed {
 		return
 	}
-	c.discardBulk()
+	conn := c.idleConn()
 	c.release()
 	for _, s := range c.stmts {
-		s.stmt.Close()
+		s.idleStmt().Close()
 	}
 	c.stmts = nil
-	c.conn.Close()
+	conn.Close()
 	c.closed = true
 }
 
@@ -601,7 +656,7 @@ func (st *state) reconnect(c *luaConn) error {
 	delay := time.Millisecond
 	deadline := time.Now().Add(time.Minute)
 	for {
-		err := c.conn.Reconnect(context.Background())
+		err := c.idleConn().Reconnect(context.Background())
 		if err == nil {
 			return nil
 		}
@@ -624,7 +679,7 @@ func (st *state) reconnect(c *luaConn) error {
 // conMoreResults is con:more_results() (sysbench master).
 func (st *state) conMoreResults(L *lua.LState) int {
 	c := st.checkConn(L)
-	_, ok := c.conn.(db.MoreResults)
+	_, ok := c.driverConn(L).(db.MoreResults)
 	L.Push(lua.LBool(ok && c.cur != nil))
 	return 1
 }
@@ -633,7 +688,7 @@ func (st *state) conMoreResults(L *lua.LState) int {
 // of a multi-result query, counted like a query.
 func (st *state) conNextResult(L *lua.LState) int {
 	c := st.checkConn(L)
-	mr, ok := c.conn.(db.MoreResults)
+	mr, ok := c.driverConn(L).(db.MoreResults)
 	if !ok {
 		L.Push(lua.LNil)
 		return 1
@@ -763,7 +818,7 @@ func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.
 		}
 	} else {
 		// Not counted: it is sbgo's own clean-up, not the script's.
-		c.conn.Query(context.Background(), "ROLLBACK")
+		c.driverConn(L).Query(context.Background(), "ROLLBACK")
 		c.release()
 	}
 	desc.RawSetString("errcode", lua.LNumber(1))
@@ -773,8 +828,10 @@ func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.
 // ---- statements and parameters ----
 
 type luaStmt struct {
-	conn    *luaConn
-	stmt    db.Stmt
+	conn *luaConn
+	// rawStmt is the driver's statement; only its connection's accessors
+	// read it (see "Who may call the driver").
+	rawStmt db.Stmt
 	query   string
 	nparams int // -1 when the driver cannot tell
 	bound   []*luaParam
@@ -869,7 +926,7 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 		s.bound = append(s.bound, p)
 	}
 	s.args = make([]db.Value, len(s.bound))
-	if tb, ok := s.stmt.(db.TypeBinder); ok {
+	if tb, ok := s.driverStmt(L).(db.TypeBinder); ok {
 		types := make([]db.ParamType, len(s.bound))
 		for i, p := range s.bound {
 			types[i] = p.val.Type
@@ -913,8 +970,7 @@ func (st *state) execStmt(L *lua.LState, s *luaStmt) db.Result {
 	for i, p := range s.bound {
 		s.args[i] = p.val
 	}
-	c.settle(L)
-	res, err := s.stmt.Execute(context.Background(), s.args)
+	res, err := s.settle(L).Execute(context.Background(), s.args)
 	if err != nil {
 		st.sqlError(L, c, err, s.query, true)
 	}
@@ -1125,7 +1181,7 @@ func (st *state) stmtClose(L *lua.LState) int {
 	s := checkStmt(L)
 	if !s.closed {
 		s.closed = true
-		s.stmt.Close()
+		s.driverStmt(L).Close()
 		c := s.conn
 		for i, other := range c.stmts {
 			if other == s {
