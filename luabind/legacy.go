@@ -175,11 +175,8 @@ func (st *state) legacyConn(L *lua.LState) *luaConn {
 		st.logConnectError(drv, err)
 		L.RaiseError("Failed to connect to the database")
 	}
-	c := &luaConn{st: st, drv: drv, rawConn: conn}
-	c.ud = newObject(L, sqlConnType, c)
-	st.conns = append(st.conns, c)
-	st.legacy = c
-	return c
+	st.legacy = st.newConn(L, drv, conn)
+	return st.legacy
 }
 
 // dbConnect is db_connect().
@@ -262,11 +259,7 @@ func (st *state) dbPrepare(L *lua.LState) int {
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("db_prepare() failed")
 	}
-	s := &luaStmt{conn: c, rawStmt: stmt, query: query, nparams: -1}
-	if pc, ok := stmt.(db.ParamCounter); ok {
-		s.nparams = pc.NumParams()
-	}
-	c.stmts = append(c.stmts, s)
+	s := c.newStmt(stmt, query)
 	ud := L.NewUserData()
 	ud.Value = &legacyStmt{stmt: s}
 	L.SetMetatable(ud, L.GetTypeMetatable("sysbench.stmt"))

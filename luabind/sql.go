@@ -205,10 +205,7 @@ func (st *state) drvConnect(L *lua.LState) int {
 		st.logConnectError(d.drv, err)
 		L.RaiseError("connection creation failed")
 	}
-	c := &luaConn{st: st, drv: d.drv, rawConn: conn}
-	c.ud = newObject(L, sqlConnType, c)
-	st.conns = append(st.conns, c)
-	L.Push(c.ud)
+	L.Push(st.newConn(L, d.drv, conn).ud)
 	return 1
 }
 

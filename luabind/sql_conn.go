@@ -27,6 +27,15 @@ type luaConn struct {
 	bulkState
 }
 
+// newConn makes a session the driver opened a Lua connection object of
+// st's, closed with the state.
+func (st *state) newConn(L *lua.LState, drv db.Driver, conn db.Conn) *luaConn {
+	c := &luaConn{st: st, drv: drv, rawConn: conn}
+	c.ud = newObject(L, sqlConnType, c)
+	st.conns = append(st.conns, c)
+	return c
+}
+
 // Who may call the driver
 //
 // A connection's driver session is used by one goroutine at a time, but

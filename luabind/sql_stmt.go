@@ -66,15 +66,19 @@ func (st *state) conPrepare(L *lua.LState) int {
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("SQL API error")
 	}
-	s := &luaStmt{conn: c, rawStmt: stmt, query: query}
+	L.Push(newObject(L, sqlStmtType, c.newStmt(stmt, query)))
+	return 1
+}
+
+// newStmt makes a statement the driver prepared on c a Lua statement of
+// c's, closed with it.
+func (c *luaConn) newStmt(stmt db.Stmt, query string) *luaStmt {
+	s := &luaStmt{conn: c, rawStmt: stmt, query: query, nparams: -1}
 	if pc, ok := stmt.(db.ParamCounter); ok {
 		s.nparams = pc.NumParams()
-	} else {
-		s.nparams = -1
 	}
 	c.stmts = append(c.stmts, s)
-	L.Push(newObject(L, sqlStmtType, s))
-	return 1
+	return s
 }
 
 // stmtBindCreate is stmt:bind_create(type [, max_len]): integer types
