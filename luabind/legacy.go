@@ -175,11 +175,8 @@ func (st *state) legacyConn(L *lua.LState) *luaConn {
 		st.logConnectError(drv, err)
 		L.RaiseError("Failed to connect to the database")
 	}
-	c := &luaConn{st: st, drv: drv, conn: conn}
-	c.ud = newObject(L, sqlConnType, c)
-	st.conns = append(st.conns, c)
-	st.legacy = c
-	return c
+	st.legacy = st.newConn(L, drv, conn)
+	return st.legacy
 }
 
 // dbConnect is db_connect().
@@ -203,8 +200,7 @@ func (st *state) dbDisconnect(L *lua.LState) int {
 func (st *state) dbQuery(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	c.settle(L)
-	res, err := c.conn.Query(context.Background(), query)
+	res, err := c.settle(L).Query(context.Background(), query)
 	if err != nil {
 		st.legacyError(L, c, err, query, false, "db_query() failed")
 	}
@@ -258,17 +254,12 @@ func (st *state) dbBulkDone(L *lua.LState) int {
 func (st *state) dbPrepare(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	c.settle(L)
-	stmt, err := c.conn.Prepare(context.Background(), query, nil)
+	stmt, err := c.settle(L).Prepare(context.Background(), query, nil)
 	if err != nil {
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("db_prepare() failed")
 	}
-	s := &luaStmt{conn: c, stmt: stmt, query: query, nparams: -1}
-	if pc, ok := stmt.(db.ParamCounter); ok {
-		s.nparams = pc.NumParams()
-	}
-	c.stmts = append(c.stmts, s)
+	s := c.newStmt(stmt, query)
 	ud := L.NewUserData()
 	ud.Value = &legacyStmt{stmt: s}
 	L.SetMetatable(ud, L.GetTypeMetatable("sysbench.stmt"))
@@ -345,8 +336,7 @@ func (st *state) dbExecute(L *lua.LState) int {
 			s.args = append(s.args, a)
 		}
 	}
-	c.settle(L)
-	res, err := s.stmt.stmt.Execute(context.Background(), s.args)
+	res, err := s.stmt.settle(L).Execute(context.Background(), s.args)
 	out := &legacyResult{conn: c}
 	if err != nil {
 		desc, e, ignorable := st.sqlFailure(L, c, err, s.stmt.query, true)
@@ -371,7 +361,7 @@ func (st *state) dbClose(L *lua.LState) int {
 	s := checkLegacyStmt(L)
 	if !s.stmt.closed {
 		s.stmt.closed = true
-		s.stmt.stmt.Close()
+		s.stmt.driverStmt(L).Close()
 	}
 	return 0
 }

@@ -1,0 +1,126 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"sbgo/db"
+	"sbgo/engine"
+)
+
+func (st *state) logConnectError(drv db.Driver, err error) {
+	log := st.script.cfg.Log
+	if t, ok := drv.(db.ErrorTexter); ok {
+		for _, line := range t.ConnectErrorText(err) {
+			log.Logf(engine.LevelFatal, "%s", line)
+		}
+		return
+	}
+	e := db.AsError(err)
+	log.Logf(engine.LevelFatal, "error %d: %s", e.Errno, e.Msg)
+}
+
+// logPrepareError logs a failed prepare as the driver words it.
+func (st *state) logPrepareError(c *luaConn, e *db.Error, query string) {
+	log := st.script.cfg.Log
+	if t, ok := c.drv.(db.PrepareErrorTexter); ok {
+		for _, line := range t.PrepareErrorText(e) {
+			log.Logf(engine.LevelFatal, "%s", line)
+		}
+		return
+	}
+	log.Logf(engine.LevelFatal, "%s", st.queryErrorText(c, e, query, false))
+}
+
+// queryErrorText is the FATAL line logged before a fatal SQL error.
+func (st *state) queryErrorText(c *luaConn, e *db.Error, query string, prepared bool) string {
+	if t, ok := c.drv.(db.ErrorTexter); ok {
+		return t.QueryErrorText(e, query, prepared)
+	}
+	return fmt.Sprintf("error %d (%s) for query '%s'", e.Errno, e.Msg, query)
+}
+
+// sqlError handles a failed query or execute the way sysbench's
+// check_error does (spec §3.5.8): it raises either the restart table (an
+// ignorable error, or one the sql_error_ignorable hook accepts) or a
+// fatal "SQL error" string, after logging the driver's FATAL line. It
+// never returns.
+func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, prepared bool) {
+	desc, e, ignorable := st.sqlFailure(L, c, err, query, prepared)
+	if !ignorable {
+		st.logQueryError(c, e, query, prepared)
+		L.RaiseError("SQL error, errno = %d, state = '%s': %s", e.Errno, e.State, e.Msg)
+	}
+	st.restartEvent(L, c, e, desc)
+}
+
+// sqlFailure counts a failed call (an error, or a reconnect for a lost
+// connection), builds sysbench's error descriptor (also the global
+// errdesc) and decides whether the error is ignorable.
+func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
+	e := db.AsError(err)
+	if st.ev != nil {
+		if e.Kind == db.Reconnect {
+			st.ev.Count(engine.CounterReconnect)
+		} else {
+			st.ev.Count(engine.CounterError)
+		}
+	}
+	if prepared {
+		query = "<prepared statement>"
+	}
+	desc := L.CreateTable(0, 6)
+	desc.RawSetString("connection", c.ud)
+	// A copy: the query may be a view of a bulk-insert buffer that the
+	// next flush overwrites (see luaConn.bulkSent).
+	desc.RawSetString("query", lua.LString(strings.Clone(query)))
+	desc.RawSetString("sql_errno", lua.LNumber(e.Errno))
+	desc.RawSetString("sql_state", lua.LString(e.State))
+	desc.RawSetString("sql_errmsg", lua.LString(e.Msg))
+	L.SetGlobal("errdesc", desc)
+
+	ignorable := e.Kind != db.Fatal
+	if !ignorable {
+		if hook := st.hook("sql_error_ignorable"); hook != nil {
+			ret, herr := st.call(hook, desc)
+			if herr != nil {
+				L.Error(errorObject(herr), 0)
+			}
+			ignorable = lua.LVAsBool(ret)
+		}
+	}
+	return desc, e, ignorable
+}
+
+// logQueryError logs the driver's FATAL lines for a fatal error, naming
+// the statement's own SQL even for a prepared statement, as sysbench's
+// drivers do. Each line is its own log message, so that a repeated error
+// is printed again rather than folded into "last message repeated".
+func (st *state) logQueryError(c *luaConn, e *db.Error, query string, prepared bool) {
+	for _, line := range strings.Split(st.queryErrorText(c, e, query, prepared), "\nFATAL: ") {
+		st.script.cfg.Log.Logf(engine.LevelFatal, "%s", line)
+	}
+}
+
+// restartEvent raises the restart table for an ignorable error. First it
+// rolls back the open transaction, so that the event's retry never
+// commits half of a transaction (sysbench can), or, after a lost
+// connection, reconnects. It never returns.
+func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.LTable) {
+	c.release()
+	if e.Kind == db.Reconnect {
+		if rerr := st.reconnect(c); rerr != nil && (st.ev == nil || !st.ev.Stopping()) {
+			st.logConnectError(c.drv, rerr)
+			L.RaiseError("SQL error, errno = %d, state = '%s': %s (reconnecting failed)", e.Errno, e.State, e.Msg)
+		}
+	} else {
+		// Not counted: it is sbgo's own clean-up, not the script's.
+		c.driverConn(L).Query(context.Background(), "ROLLBACK")
+		c.release()
+	}
+	desc.RawSetString("errcode", lua.LNumber(1))
+	L.Error(desc, 0)
+}
