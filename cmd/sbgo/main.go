@@ -172,6 +172,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 	if err != nil {
 		return printUsageError(err, stdout, stderr)
 	}
+	opts.ApplyGeneral(general)
 
 	log := engine.NewLogger(stdout, general.Verbosity)
 	log.Logf(engine.LevelNotice, "%s\n", banner())
