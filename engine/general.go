@@ -116,11 +116,12 @@ type General struct {
 }
 
 // General validates the general options in sysbench's order and returns
-// them (spec §1.5-1.8, §1.16). Like sysbench it writes back what it
-// derives, so sysbench.opt shows it: a deprecated alias above its default
-// is copied onto the new option, and --debug sets --verbosity to 5. Call
-// it before the script's options are registered, as sysbench does, on a
-// table made by NewGeneralOptions.
+// them (spec §1.5-1.8, §1.16). It only reads o: what sysbench writes back
+// into its options (a deprecated alias copied onto its successor, --debug
+// raising --verbosity) is ApplyGeneral's, so that a caller can validate
+// without changing what sysbench.opt shows. Call it before the script's
+// options are registered, as sysbench does, on a table made by
+// NewGeneralOptions.
 //
 // warnings are complete lines for stdout, printed before anything else
 // whatever the verbosity; they come before the error if there is one. The
@@ -129,128 +130,198 @@ type General struct {
 // Stricter than sysbench, which accepts them and misbehaves: a negative
 // --events, --time, --rate, --report-interval or --thread-init-timeout,
 // and a --forced-shutdown other than "off", digits, or digits and '%'.
-func (o *Options) General() (g *General, warnings []string, err error) {
-	g = &General{ForcedShutdown: -1}
-	intOpt := func(name string) int { v, _ := o.Lookup(name); return v.Int() }
-	// alias copies a deprecated option onto its successor when it is
-	// above its default, which is what sysbench checks.
-	alias := func(old, successor string, def int) int {
-		if v := intOpt(old); v > def {
-			warnings = append(warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", old, successor))
-			s := strconv.Itoa(v)
-			o.Set(successor, &s)
-		}
-		return intOpt(successor)
-	}
-	notNegative := func(name string, n int) error {
-		if n < 0 {
-			return fatalError("Invalid value for --%s: %d.", name, n)
-		}
-		return nil
-	}
-
-	g.Threads = alias("num-threads", "threads", 1)
-	if g.Threads <= 0 {
-		e := fatalError("Invalid value for --threads: %d.", g.Threads)
-		e.BlankLine = true
-		return nil, warnings, e
-	}
-	g.ThreadInitTimeout = intOpt("thread-init-timeout")
-	if err := notNegative("thread-init-timeout", g.ThreadInitTimeout); err != nil {
-		return nil, warnings, err
-	}
-	g.WarmupTime = intOpt("warmup-time")
-	if g.WarmupTime < 0 {
-		e := fatalError("Invalid value for --warmup-time: %d.", g.WarmupTime)
-		e.BlankLine = true
-		return nil, warnings, e
-	}
-	g.Events = alias("max-requests", "events", 0)
-	if err := notNegative("events", g.Events); err != nil {
-		return nil, warnings, err
-	}
-	g.Time = alias("max-time", "time", 0)
-	if err := notNegative("time", g.Time); err != nil {
-		return nil, warnings, err
-	}
-	if g.Events == 0 && g.Time == 0 {
-		warnings = append(warnings, "WARNING: Both event and time limits are disabled, running an endless test")
-	}
-	if g.Time > 0 {
-		fs, _ := o.Lookup("forced-shutdown")
-		g.ForcedShutdown, err = forcedShutdown(fs.Raw(), g.Time+g.WarmupTime)
-		if err != nil {
-			return nil, warnings, err
+func (o *Options) General() (*General, []string, error) {
+	r := &generalReader{o: o}
+	g := &General{ForcedShutdown: -1}
+	// The steps run in sysbench's order, which decides which error (and
+	// which warnings before it) a command line with several faults gets.
+	steps := []func(*General) error{r.limits, r.stack, r.flags, r.random, r.pacing, r.logging}
+	for _, step := range steps {
+		if err := step(g); err != nil {
+			return nil, r.warnings, err
 		}
 	}
+	r.database(g)
+	return g, r.warnings, nil
+}
 
-	stack, _ := o.Lookup("thread-stack-size")
-	g.ThreadStackSize = int(int32(stack.Size())) // sysbench keeps it in an int
-	if g.ThreadStackSize <= 0 {
-		e := fatalError("Invalid value for thread-stack-size: %d.", g.ThreadStackSize)
-		e.BlankLine = true
-		return nil, warnings, e
+// ApplyGeneral writes back into o what General derived from it, as
+// sysbench does, so that sysbench.opt shows it: each deprecated alias above
+// its default is copied onto its successor, and --debug sets --verbosity
+// to 5. g is what General returned for o.
+func (o *Options) ApplyGeneral(g *General) {
+	for _, a := range deprecatedAliases {
+		if v, _ := o.Lookup(a.old); v.Int() > a.def {
+			s := strconv.Itoa(*a.field(g))
+			o.Set(a.successor, &s)
+		}
 	}
-
-	g.Debug = o.Flag("debug")
 	if g.Debug {
 		o.Set("verbosity", Default("5"))
 	}
-	g.Validate = o.Flag("validate")
-	g.Help = o.Flag("help")
-	g.Version = o.Flag("version")
+}
 
-	g.RandSeed = intOpt("rand-seed")
-	randType, _ := o.Lookup("rand-type")
-	g.RandType = randType.String()
+// deprecatedAlias is one of sysbench 1.0.20's renamed options: old
+// replaces successor when it is above def, which is what sysbench checks.
+type deprecatedAlias struct {
+	old, successor string
+	def            int
+	field          func(*General) *int // successor's field in General
+}
+
+var (
+	aliasThreads = deprecatedAlias{"num-threads", "threads", 1, func(g *General) *int { return &g.Threads }}
+	aliasEvents  = deprecatedAlias{"max-requests", "events", 0, func(g *General) *int { return &g.Events }}
+	aliasTime    = deprecatedAlias{"max-time", "time", 0, func(g *General) *int { return &g.Time }}
+	aliasRate    = deprecatedAlias{"tx-rate", "rate", 0, func(g *General) *int { return &g.Rate }}
+
+	deprecatedAliases = []deprecatedAlias{aliasThreads, aliasEvents, aliasTime, aliasRate}
+)
+
+// generalReader reads the general options for General and collects its
+// warnings; it never writes to the table.
+type generalReader struct {
+	o        *Options
+	warnings []string
+}
+
+func (r *generalReader) int(name string) int { v, _ := r.o.Lookup(name); return v.Int() }
+
+func (r *generalReader) value(name string) *Value { v, _ := r.o.Lookup(name); return v }
+
+// alias is the value of a's successor, or of a.old with a warning when
+// that is above its default.
+func (r *generalReader) alias(a deprecatedAlias) int {
+	if v := r.int(a.old); v > a.def {
+		r.warnings = append(r.warnings, fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", a.old, a.successor))
+		return v
+	}
+	return r.int(a.successor)
+}
+
+// notNegative is the error for a negative value of a count or interval.
+func notNegative(name string, n int) error {
+	if n < 0 {
+		return fatalError("Invalid value for --%s: %d.", name, n)
+	}
+	return nil
+}
+
+// fatalBlank is a fatal error followed by a blank line, as sysbench
+// prints a few of them.
+func fatalBlank(format string, args ...any) *UsageError {
+	e := fatalError(format, args...)
+	e.BlankLine = true
+	return e
+}
+
+// limits reads the thread count and the limits of the run.
+func (r *generalReader) limits(g *General) error {
+	if g.Threads = r.alias(aliasThreads); g.Threads <= 0 {
+		return fatalBlank("Invalid value for --threads: %d.", g.Threads)
+	}
+	g.ThreadInitTimeout = r.int("thread-init-timeout")
+	if err := notNegative("thread-init-timeout", g.ThreadInitTimeout); err != nil {
+		return err
+	}
+	if g.WarmupTime = r.int("warmup-time"); g.WarmupTime < 0 {
+		return fatalBlank("Invalid value for --warmup-time: %d.", g.WarmupTime)
+	}
+	g.Events = r.alias(aliasEvents)
+	if err := notNegative("events", g.Events); err != nil {
+		return err
+	}
+	g.Time = r.alias(aliasTime)
+	if err := notNegative("time", g.Time); err != nil {
+		return err
+	}
+	if g.Events == 0 && g.Time == 0 {
+		r.warnings = append(r.warnings, "WARNING: Both event and time limits are disabled, running an endless test")
+	}
+	if g.Time == 0 {
+		return nil
+	}
+	var err error
+	g.ForcedShutdown, err = forcedShutdown(r.value("forced-shutdown").Raw(), g.Time+g.WarmupTime)
+	return err
+}
+
+// stack reads --thread-stack-size, which sysbench keeps in an int.
+func (r *generalReader) stack(g *General) error {
+	if g.ThreadStackSize = int(int32(r.value("thread-stack-size").Size())); g.ThreadStackSize <= 0 {
+		return fatalBlank("Invalid value for thread-stack-size: %d.", g.ThreadStackSize)
+	}
+	return nil
+}
+
+// flags reads the booleans that need no check.
+func (r *generalReader) flags(g *General) error {
+	g.Debug = r.o.Flag("debug")
+	g.Validate = r.o.Flag("validate")
+	g.Help = r.o.Flag("help")
+	g.Version = r.o.Flag("version")
+	return nil
+}
+
+// random reads the random number generator's options.
+func (r *generalReader) random(g *General) error {
+	g.RandSeed = r.int("rand-seed")
+	g.RandType = r.value("rand-type").String()
 	switch g.RandType {
 	case "uniform", "gaussian", "special", "pareto", "zipfian":
 	default:
-		return nil, warnings, fatalError("Invalid random numbers distribution: %s.", g.RandType)
+		return fatalError("Invalid random numbers distribution: %s.", g.RandType)
 	}
-	g.RandSpecIter = intOpt("rand-spec-iter")
-	g.RandSpecPct = intOpt("rand-spec-pct")
-	g.RandSpecRes = intOpt("rand-spec-res")
-	pareto, _ := o.Lookup("rand-pareto-h")
-	g.RandParetoH = pareto.Double()
-	zipf, _ := o.Lookup("rand-zipfian-exp")
-	g.RandZipfianExp = zipf.Double()
-	if g.RandZipfianExp < 0 {
-		return nil, warnings, fatalError("--rand-zipfian-exp must be >= 0")
+	g.RandSpecIter = r.int("rand-spec-iter")
+	g.RandSpecPct = r.int("rand-spec-pct")
+	g.RandSpecRes = r.int("rand-spec-res")
+	g.RandParetoH = r.value("rand-pareto-h").Double()
+	if g.RandZipfianExp = r.value("rand-zipfian-exp").Double(); g.RandZipfianExp < 0 {
+		return fatalError("--rand-zipfian-exp must be >= 0")
 	}
+	return nil
+}
 
-	g.Rate = alias("tx-rate", "rate", 0)
+// pacing reads --rate and the report times.
+func (r *generalReader) pacing(g *General) error {
+	g.Rate = r.alias(aliasRate)
 	if err := notNegative("rate", g.Rate); err != nil {
-		return nil, warnings, err
+		return err
 	}
-	g.ReportInterval = intOpt("report-interval")
+	g.ReportInterval = r.int("report-interval")
 	if err := notNegative("report-interval", g.ReportInterval); err != nil {
-		return nil, warnings, err
+		return err
 	}
-	checkpoints, _ := o.Lookup("report-checkpoints")
-	if g.ReportCheckpoints, err = reportCheckpoints(checkpoints.List()); err != nil {
-		return nil, warnings, err
-	}
+	var err error
+	g.ReportCheckpoints, err = reportCheckpoints(r.value("report-checkpoints").List())
+	return err
+}
 
-	g.Verbosity = intOpt("verbosity")
+// logging reads the verbosity and the latency statistics' options.
+// --debug wins over --verbosity, even over a bad one.
+func (r *generalReader) logging(g *General) error {
+	g.Verbosity = r.int("verbosity")
+	if g.Debug {
+		g.Verbosity = int(LevelDebug)
+	}
 	if g.Verbosity > int(LevelDebug) {
-		return nil, warnings, &UsageError{Msg: fmt.Sprintf("Invalid value for verbosity: %d", g.Verbosity), Code: 1}
+		return &UsageError{Msg: fmt.Sprintf("Invalid value for verbosity: %d", g.Verbosity), Code: 1}
 	}
-	g.Percentile = intOpt("percentile")
+	g.Percentile = r.int("percentile")
 	if g.Percentile < 0 || g.Percentile > 100 {
-		return nil, warnings, fatalError("Invalid value for --percentile: %d", g.Percentile)
+		return fatalError("Invalid value for --percentile: %d", g.Percentile)
 	}
-	g.Histogram = o.Flag("histogram")
-	if g.Histogram && g.Percentile == 0 {
-		return nil, warnings, fatalError("--histogram cannot be used with --percentile=0")
+	if g.Histogram = r.o.Flag("histogram"); g.Histogram && g.Percentile == 0 {
+		return fatalError("--histogram cannot be used with --percentile=0")
 	}
+	return nil
+}
 
-	driver, _ := o.Lookup("db-driver")
-	g.DBDriver = driver.String()
-	psMode, _ := o.Lookup("db-ps-mode")
-	g.DBPSMode = psMode.String()
-	g.DBDebug = o.Flag("db-debug")
-	return g, warnings, nil
+// database reads the general database options.
+func (r *generalReader) database(g *General) {
+	g.DBDriver = r.value("db-driver").String()
+	g.DBPSMode = r.value("db-ps-mode").String()
+	g.DBDebug = r.o.Flag("db-debug")
 }
 
 // forcedShutdown reads --forced-shutdown for a run of limit seconds:

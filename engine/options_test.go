@@ -559,19 +559,29 @@ func countingList(n int) string {
 	return strings.Join(items, ",")
 }
 
-// TestGeneralWritesBack checks that what General derives shows in the
-// option values, which sysbench.opt is built from.
+// TestGeneralWritesBack checks that General leaves the option values
+// alone and that ApplyGeneral writes back what it derived, which
+// sysbench.opt is built from.
 func TestGeneralWritesBack(t *testing.T) {
 	o := NewGeneralOptions()
-	if _, err := ParseCommandLine([]string{"--num-threads=8", "--debug"}, o); err != nil {
+	if _, err := ParseCommandLine([]string{"--num-threads=8", "--max-time=0", "--tx-rate=3", "--debug"}, o); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := o.General(); err != nil {
+	g, _, err := o.General()
+	if err != nil {
 		t.Fatal(err)
 	}
-	threads, _ := o.Lookup("threads")
-	verbosity, _ := o.Lookup("verbosity")
-	if threads.Int() != 8 || verbosity.Int() != 5 {
-		t.Errorf("threads = %d, verbosity = %d; want 8 and 5", threads.Int(), verbosity.Int())
+	values := func() (threads, time, rate, verbosity int) {
+		get := func(name string) int { v, _ := o.Lookup(name); return v.Int() }
+		return get("threads"), get("time"), get("rate"), get("verbosity")
+	}
+	// General only reads: the successors and --verbosity keep their values.
+	if th, tm, rt, vb := values(); th != 1 || tm != 10 || rt != 0 || vb != 3 {
+		t.Errorf("after General: threads, time, rate, verbosity = %d, %d, %d, %d; want 1, 10, 0, 3", th, tm, rt, vb)
+	}
+	o.ApplyGeneral(g)
+	// An alias at its default (--max-time=0) is not copied.
+	if th, tm, rt, vb := values(); th != 8 || tm != 10 || rt != 3 || vb != 5 {
+		t.Errorf("after ApplyGeneral: threads, time, rate, verbosity = %d, %d, %d, %d; want 8, 10, 3, 5", th, tm, rt, vb)
 	}
 }

@@ -195,6 +195,9 @@ func (r *Run) Execute(w Workload) int {
 	return code
 }
 
+// execute is the run between init() and done(): the report states, the
+// workers and their start barrier, the warm-up, the measured run, the
+// join and the final report. It returns the exit code.
 func (r *Run) execute(w Workload) int {
 	cfg := r.cfg
 	r.printRunMode()
@@ -203,66 +206,118 @@ func (r *Run) execute(w Workload) int {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 
-	hooks, _ := w.(ReportHooks)
-	var hasInter, hasCumul bool
-	if hooks != nil {
-		hasInter, hasCumul = hooks.HasHooks()
+	reps, ok := r.newReportStates(w)
+	if !ok {
+		return ExitFailed
 	}
+	g := r.startWorkers(w)
+	if code, ok := r.awaitInit(g); !ok {
+		r.skipDone = true
+		reps.close()
+		return code
+	}
+	timers := r.release(g)
 
+	reportersDone := make(chan struct{})
+	reporters := r.startReporters(reps, reportersDone)
+	if !r.awaitWorkers(g, timers) {
+		r.skipDone = true
+		return r.forcedShutdown(reps.hooks, reps.hasCumul)
+	}
+	r.stop("")
+	close(reportersDone)
+	reporters.Wait()
+	r.log.Logf(LevelInfo, "Done.\n")
+
+	code := r.exitCode()
+	r.finalReport(reps.hooks, reps.hasCumul)
+	return code
+}
+
+// reportStates are the script's report hooks and the Lua states the
+// report goroutines run them in: none without hooks, one per report
+// goroutine (intermediate, checkpoints) that the options start.
+type reportStates struct {
+	hooks              ReportHooks
+	hasInter, hasCumul bool
+	inter, check       Reporter
+}
+
+// close closes the states no report goroutine has taken over.
+func (s *reportStates) close() {
+	for _, rep := range []Reporter{s.inter, s.check} {
+		if rep != nil {
+			rep.Close()
+		}
+	}
+}
+
+// newReportStates makes the report goroutines' states before the workers
+// are started, as sysbench makes its report threads' states before the
+// workers': the script's top level runs there too, hooks or not. It logs
+// a failure and returns false.
+func (r *Run) newReportStates(w Workload) (*reportStates, bool) {
+	s := &reportStates{}
+	s.hooks, _ = w.(ReportHooks)
+	if s.hooks != nil {
+		s.hasInter, s.hasCumul = s.hooks.HasHooks()
+	}
 	r.log.Logf(LevelNotice, "Initializing worker threads...\n")
-
-	// The report goroutines' states are made first, as sysbench makes its
-	// report threads' states before the workers': the script's top level
-	// runs there too, hooks or not.
-	var interRep, checkRep Reporter
+	if s.hooks == nil {
+		return s, true
+	}
 	newReporter := func() (Reporter, bool) {
-		rep, err := hooks.NewReporter(cfg.Threads)
+		rep, err := s.hooks.NewReporter(r.cfg.Threads)
 		if err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
 			return nil, false
 		}
 		return rep, true
 	}
-	if hooks != nil && cfg.ReportInterval > 0 {
-		var ok bool
-		if interRep, ok = newReporter(); !ok {
-			return ExitFailed
+	var ok bool
+	if r.cfg.ReportInterval > 0 {
+		if s.inter, ok = newReporter(); !ok {
+			return nil, false
 		}
 	}
-	if hooks != nil && len(cfg.Checkpoints) > 0 {
-		var ok bool
-		if checkRep, ok = newReporter(); !ok {
-			if interRep != nil {
-				interRep.Close()
-			}
-			return ExitFailed
+	if len(r.cfg.Checkpoints) > 0 {
+		if s.check, ok = newReporter(); !ok {
+			s.close()
+			return nil, false
 		}
 	}
+	return s, true
+}
 
-	closeReporters := func() {
-		for _, rep := range []Reporter{interRep, checkRep} {
-			if rep != nil {
-				rep.Close()
-			}
-		}
-	}
+// workerGroup is the workers' start barrier and join.
+type workerGroup struct {
+	released   chan struct{}  // closed when the workers may run events
+	ready      sync.WaitGroup // done as each worker is past thread_init
+	joined     sync.WaitGroup // done as each worker returns
+	initFailed atomic.Bool    // a worker failed to start or in thread_init
+}
 
-	// Workers start, build their state and run thread_init, then wait at
-	// the start barrier (released) until every one of them is ready.
-	released := make(chan struct{})
-	var ready sync.WaitGroup
-	var initFailed atomic.Bool
-	var joined sync.WaitGroup
-	ready.Add(cfg.Threads)
-	joined.Add(cfg.Threads)
-	for i := 0; i < cfg.Threads; i++ {
+// startWorkers starts the worker goroutines. Each one builds its state and
+// runs thread_init, then waits at the start barrier until released.
+func (r *Run) startWorkers(w Workload) *workerGroup {
+	g := &workerGroup{released: make(chan struct{})}
+	g.ready.Add(r.cfg.Threads)
+	g.joined.Add(r.cfg.Threads)
+	for i := 0; i < r.cfg.Threads; i++ {
 		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
-		go r.worker(w, ev, &ready, &joined, released, &initFailed)
+		go r.worker(w, ev, &g.ready, &g.joined, g.released, &g.initFailed)
 	}
+	return g
+}
 
+// awaitInit waits until every worker is at the start barrier, for at most
+// --thread-init-timeout. When one failed it stops them all and waits for
+// them. false means the run cannot start, with the exit code: on a
+// timeout the workers are left where they are, as sysbench leaves them.
+func (r *Run) awaitInit(g *workerGroup) (int, bool) {
 	initDone := make(chan struct{})
-	go func() { ready.Wait(); close(initDone) }()
-	initTimeout := cfg.ThreadInitTimeout
+	go func() { g.ready.Wait(); close(initDone) }()
+	initTimeout := r.cfg.ThreadInitTimeout
 	if initTimeout <= 0 {
 		initTimeout = 30 * time.Second
 	}
@@ -270,20 +325,48 @@ func (r *Run) execute(w Workload) int {
 	case <-initDone:
 	case <-time.After(initTimeout):
 		r.log.Logf(LevelFatal, "Worker threads failed to initialize within %d seconds!", int(initTimeout/time.Second))
-		r.skipDone = true
-		closeReporters()
-		return ExitForced
+		return ExitForced, false
 	}
-	if initFailed.Load() {
+	if g.initFailed.Load() {
 		r.stop("thread initialization failed")
-		close(released)
-		joined.Wait()
+		close(g.released)
+		g.joined.Wait()
 		r.log.Logf(LevelFatal, "Thread initialization failed!")
-		r.skipDone = true
-		closeReporters()
-		return ExitFailed
+		return ExitFailed, false
 	}
+	return ExitOK, true
+}
 
+// release starts the clock, the time limit and the --rate generator,
+// lets the workers go and runs the warm-up. It returns the time limit's
+// timer, if any.
+//
+// The start barrier is the subtle spot. Until close(g.released) only this
+// goroutine touches start, baseline and warming, and the close publishes
+// them to the workers (a receive from a closed channel happens after the
+// close). warming is set before the close so that no warm-up event counts
+// against --events. From the close on, the workers run events while this
+// goroutine still writes: the end of the warm-up moves start forward and
+// resets the baseline and the histograms in one startMu section, so that
+// a checkpoint or cumulative report never pairs the new start with the old
+// baseline. The report goroutines start only after that (startReporters),
+// so their deadlines count from the start the measured run has.
+func (r *Run) release(g *workerGroup) []*time.Timer {
+	r.markStart()
+	timers := r.startLimits()
+	if r.cfg.Warmup > 0 {
+		r.warming.Store(true)
+	}
+	close(g.released)
+	r.warmup()
+	return timers
+}
+
+// markStart records the start of the run: "Threads started!", when the
+// counters' baseline is taken. The counters are not reset: what init()
+// and thread_init() ran counts, as in sysbench.
+func (r *Run) markStart() {
+	cfg := r.cfg
 	if cfg.ReportInterval > 0 {
 		r.log.Logf(LevelDebug, "Reporting thread started")
 	}
@@ -296,14 +379,16 @@ func (r *Run) execute(w Workload) int {
 	r.startMu.Lock()
 	r.start = time.Now()
 	r.running.Store(int64(cfg.Threads))
-	// The counters are not reset here: what init() and thread_init() ran
-	// counts, as in sysbench.
 	r.baseline = make([]snapshot, cfg.Threads)
 	r.baselineAt = r.start
 	r.startMu.Unlock()
 	r.log.Logf(LevelNotice, "Threads started!\n")
+}
 
-	// The time limit counts from here; with a warm-up it is W + --time.
+// startLimits arms the --time limit, which counts from the start and so
+// is W + --time with a warm-up, and starts the --rate generator.
+func (r *Run) startLimits() []*time.Timer {
+	cfg := r.cfg
 	var timers []*time.Timer
 	if cfg.Time > 0 {
 		timers = append(timers, time.AfterFunc(cfg.Warmup+cfg.Time, func() {
@@ -312,54 +397,68 @@ func (r *Run) execute(w Workload) int {
 		}))
 	}
 	if cfg.Rate > 0 {
+		start := r.start
 		go func() {
-			if !r.pacer.generate(r.start, cfg.Seed+1, r.stopCh) {
+			if !r.pacer.generate(start, cfg.Seed+1, r.stopCh) {
 				r.log.Logf(LevelFatal, "%s", errQueueFull)
 				r.failed.Store(true)
 				r.stop("the --rate event queue is full")
 			}
 		}()
 	}
+	return timers
+}
 
-	reportersDone := make(chan struct{})
-	var reporters sync.WaitGroup
-	if cfg.Warmup > 0 {
-		r.warming.Store(true)
+// warmup waits out --warmup-time (or a stop), then starts the statistics
+// afresh: the start moves to now, as do the baseline and the histograms.
+func (r *Run) warmup() {
+	warmup := r.cfg.Warmup
+	if warmup <= 0 {
+		return
 	}
-	close(released)
-
-	if cfg.Warmup > 0 {
-		r.log.Logf(LevelNotice, "Warming up for %d seconds...\n", int(cfg.Warmup/time.Second))
-		select {
-		case <-time.After(cfg.Warmup):
-		case <-r.stopCh:
-		}
-		r.startMu.Lock()
-		r.start = r.start.Add(cfg.Warmup)
-		r.resetBaseline(time.Now())
-		r.latency.Cumulative(true)
-		r.latency.Intermediate(float64(cfg.Percentile))
-		r.startMu.Unlock()
-		r.warming.Store(false)
+	r.log.Logf(LevelNotice, "Warming up for %d seconds...\n", int(warmup/time.Second))
+	select {
+	case <-time.After(warmup):
+	case <-r.stopCh:
 	}
+	r.startMu.Lock()
+	r.start = r.start.Add(warmup)
+	r.resetBaseline(time.Now())
+	r.latency.Cumulative(true)
+	r.latency.Intermediate(float64(r.cfg.Percentile))
+	r.startMu.Unlock()
+	r.warming.Store(false)
+}
 
-	if cfg.ReportInterval > 0 {
-		reporters.Add(1)
+// startReporters starts the intermediate and checkpoint report goroutines
+// the options ask for; they return when done is closed.
+func (r *Run) startReporters(s *reportStates, done <-chan struct{}) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	if r.cfg.ReportInterval > 0 {
+		wg.Add(1)
 		go func() {
-			defer reporters.Done()
-			r.intermediateLoop(interRep, hasInter, reportersDone)
+			defer wg.Done()
+			r.intermediateLoop(s.inter, s.hasInter, done)
 		}()
 	}
-	if len(cfg.Checkpoints) > 0 {
-		reporters.Add(1)
+	if len(r.cfg.Checkpoints) > 0 {
+		wg.Add(1)
 		go func() {
-			defer reporters.Done()
-			r.checkpointLoop(checkRep, hasCumul, reportersDone)
+			defer wg.Done()
+			r.checkpointLoop(s.check, s.hasCumul, done)
 		}()
 	}
+	return &wg
+}
 
+// awaitWorkers waits for every worker to return and stops the timers, or
+// returns false when the --forced-shutdown alarm rings first. Then the
+// workers and the report goroutines are left running: the process exits
+// right after the forced report, as sysbench's does.
+func (r *Run) awaitWorkers(g *workerGroup, timers []*time.Timer) bool {
+	cfg := r.cfg
 	allJoined := make(chan struct{})
-	go func() { joined.Wait(); close(allJoined) }()
+	go func() { g.joined.Wait(); close(allJoined) }()
 
 	var forced <-chan time.Time
 	if cfg.Time > 0 && cfg.ForcedShutdown >= 0 {
@@ -370,17 +469,17 @@ func (r *Run) execute(w Workload) int {
 	select {
 	case <-allJoined:
 	case <-forced:
-		r.skipDone = true
-		return r.forcedShutdown(hooks, hasCumul)
+		return false
 	}
 	for _, t := range timers {
 		t.Stop()
 	}
-	r.stop("")
-	close(reportersDone)
-	reporters.Wait()
-	r.log.Logf(LevelInfo, "Done.\n")
+	return true
+}
 
+// exitCode is the exit code of a run whose workers all returned; a run
+// that stopped early says why before its (incomplete) report.
+func (r *Run) exitCode() int {
 	code := ExitOK
 	if r.failed.Load() || r.interrupted.Load() {
 		code = ExitFailed
@@ -392,7 +491,6 @@ func (r *Run) execute(w Workload) int {
 		}
 		r.log.Logf(LevelWarning, "the run stopped early (%s): the report below is incomplete", reason)
 	}
-	r.finalReport(hooks, hasCumul)
 	return code
 }
 
@@ -564,17 +662,7 @@ func (r *Run) intermediateLoop(rep Reporter, hasHook bool, done <-chan struct{})
 		}
 		now := time.Now()
 		cur := r.snapshots()
-		s := &Stats{
-			ThreadsRunning: int(r.running.Load()),
-			TimeInterval:   now.Sub(prevAt).Seconds(),
-			TimeTotal:      r.elapsed(now),
-			LatencyPct:     r.latency.Intermediate(float64(r.cfg.Percentile)) / 1000,
-		}
-		sumCounters(s, cur, prev)
-		if r.pacer != nil {
-			s.QueueLength = len(r.pacer.queue)
-			s.Concurrency = int(r.pacer.concurrency.Load())
-		}
+		s := r.intermediateStats(now, prevAt, cur, prev)
 		prev, prevAt = cur, now
 		if hasHook {
 			if err := rep.ReportIntermediate(s); err != nil {
@@ -584,6 +672,24 @@ func (r *Run) intermediateLoop(rep Reporter, hasHook bool, done <-chan struct{})
 		}
 		WriteIntermediate(r.log, s, r.sqlMode(), r.cfg.Percentile, r.pacer != nil)
 	}
+}
+
+// intermediateStats are the statistics of one intermediate report: the
+// counters from prev to cur over the time since prevAt, and the
+// intermediate histogram, which the call resets.
+func (r *Run) intermediateStats(now, prevAt time.Time, cur, prev []snapshot) *Stats {
+	s := &Stats{
+		ThreadsRunning: int(r.running.Load()),
+		TimeInterval:   now.Sub(prevAt).Seconds(),
+		TimeTotal:      r.elapsed(now),
+		LatencyPct:     r.latency.Intermediate(float64(r.cfg.Percentile)) / 1000,
+	}
+	sumCounters(s, cur, prev)
+	if r.pacer != nil {
+		s.QueueLength = len(r.pacer.queue)
+		s.Concurrency = int(r.pacer.concurrency.Load())
+	}
+	return s
 }
 
 // sqlMode tells whether the reports use sysbench's SQL style.
@@ -645,6 +751,23 @@ func (r *Run) cumulativeStats(now time.Time, reset bool) *Stats {
 	if r.cfg.Percentile > 0 {
 		s.LatencyPct = h.Percentile(float64(r.cfg.Percentile)) / 1000
 	}
+	r.sumLatency(s, cur, base)
+	if reset {
+		r.startMu.Lock()
+		r.baseline = cur
+		r.baselineAt = now
+		r.startMu.Unlock()
+		for _, st := range r.threads {
+			st.minNs.Store(math.MaxInt64)
+			st.maxNs.Store(0)
+		}
+	}
+	return s
+}
+
+// sumLatency fills the latency timer fields of s, overall and per
+// thread, with the events from base to cur.
+func (r *Run) sumLatency(s *Stats, cur, base []snapshot) {
 	var timed uint64
 	var sumNs int64
 	minNs, maxNs := int64(math.MaxInt64), int64(0)
@@ -668,17 +791,6 @@ func (r *Run) cumulativeStats(now time.Time, reset bool) *Stats {
 		s.LatencyAvg = float64(sumNs) / float64(timed) / 1e9
 	}
 	s.LatencySum = float64(sumNs) / 1e9
-	if reset {
-		r.startMu.Lock()
-		r.baseline = cur
-		r.baselineAt = now
-		r.startMu.Unlock()
-		for _, st := range r.threads {
-			st.minNs.Store(math.MaxInt64)
-			st.maxNs.Store(0)
-		}
-	}
-	return s
 }
 
 // finalReport prints the histogram (if asked) and the cumulative report,

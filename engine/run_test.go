@@ -218,6 +218,89 @@ func TestThreadInitFailure(t *testing.T) {
 	}
 }
 
+// phasedWorkload is a fakeWorkload with init()/done() and report hooks,
+// to follow which phases a run that cannot start goes through.
+type phasedWorkload struct {
+	fakeWorkload
+	newReporterErr func(n int) error // for the nth report state, from 1
+	reporters      atomic.Int64      // report states made
+	closed         atomic.Int64      // report states closed
+	doneCalled     atomic.Bool
+}
+
+type closeCounter struct{ closed *atomic.Int64 }
+
+func (c closeCounter) ReportIntermediate(*Stats) error { return nil }
+func (c closeCounter) ReportCumulative(*Stats) error   { return nil }
+func (c closeCounter) Close()                          { c.closed.Add(1) }
+
+func (w *phasedWorkload) Init(*Events) error            { return nil }
+func (w *phasedWorkload) Done() error                   { w.doneCalled.Store(true); return nil }
+func (w *phasedWorkload) HasHooks() (bool, bool)        { return true, true }
+func (w *phasedWorkload) ReportCumulative(*Stats) error { return nil }
+func (w *phasedWorkload) NewReporter(int) (Reporter, error) {
+	n := int(w.reporters.Add(1))
+	if w.newReporterErr != nil {
+		if err := w.newReporterErr(n); err != nil {
+			return nil, err
+		}
+	}
+	return closeCounter{&w.closed}, nil
+}
+
+func TestThreadInitTimeout(t *testing.T) {
+	// One thread_init never returns within the timeout.
+	block := make(chan struct{})
+	defer close(block)
+	w := &phasedWorkload{fakeWorkload: fakeWorkload{initErr: func(tid int) error {
+		if tid == 1 {
+			<-block
+		}
+		return nil
+	}}}
+	cfg := Config{Threads: 2, Events: 10, ThreadInitTimeout: 100 * time.Millisecond,
+		ReportInterval: time.Second, Checkpoints: []time.Duration{time.Second}}
+	code, out := execute(t, cfg, w)
+	if code != ExitForced {
+		t.Errorf("exit %d, want %d", code, ExitForced)
+	}
+	if !strings.Contains(out, "FATAL: Worker threads failed to initialize within 0 seconds!") {
+		t.Errorf("no timeout message:\n%s", out)
+	}
+	// As in sysbench, done() is not called and nothing is reported; the
+	// report states made before the workers are closed.
+	if w.doneCalled.Load() || strings.Contains(out, "General statistics") || w.started.Load() != 0 {
+		t.Errorf("done() called or events run after an init timeout:\n%s", out)
+	}
+	if made, closed := w.reporters.Load(), w.closed.Load(); made != 2 || closed != 2 {
+		t.Errorf("%d report states made, %d closed; want 2 and 2", made, closed)
+	}
+}
+
+func TestReportStateFailure(t *testing.T) {
+	// The checkpoints' report state fails after the intermediate one was made.
+	w := &phasedWorkload{newReporterErr: func(n int) error {
+		if n == 2 {
+			return errors.New("report state: x.lua:1: no")
+		}
+		return nil
+	}}
+	cfg := Config{Threads: 2, Events: 10, ReportInterval: time.Second, Checkpoints: []time.Duration{time.Second}}
+	code, out := execute(t, cfg, w)
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	if !strings.Contains(out, "FATAL: report state: x.lua:1: no") {
+		t.Errorf("no failure message:\n%s", out)
+	}
+	if strings.Contains(out, "Threads started!") || w.started.Load() != 0 {
+		t.Errorf("workers started after a report state failed:\n%s", out)
+	}
+	if closed := w.closed.Load(); closed != 1 {
+		t.Errorf("%d report states closed, want the one made", closed)
+	}
+}
+
 func TestForcedShutdown(t *testing.T) {
 	// One thread stuck in an event far longer than --time + the grace.
 	w := &fakeWorkload{sleepy: 3 * time.Second}

@@ -144,152 +144,209 @@ func writeVersion(w io.Writer) {
 }
 
 // run is the whole program minus the process: it returns the exit code.
-// Tests call it directly.
+// Tests call it directly. Each phase either hands on what it found in inv
+// or ends the program with an exit code (stop).
 func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan os.Signal) int {
-	stdout := &syncWriter{w: stdoutW}
-	prog := "sbgo"
-
-	opts := engine.NewGeneralOptions()
-	// Driver options are known from the start, like sysbench's, so that
-	// they may come before the test name.
-	var drivers []engine.DriverHelp
-	for _, f := range db.Factories() {
-		if err := opts.Register(f.Options()...); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		drivers = append(drivers, engine.DriverHelp{Name: f.Name(), Description: f.Description(), Options: f.Options()})
+	inv := &invocation{argv: argv, stdin: stdin, stdout: &syncWriter{w: stdoutW}, stderr: stderr, sigs: sigs}
+	if code, stop := inv.parseArgs(); stop {
+		return code
 	}
-	cl, err := engine.ParseCommandLine(argv[1:], opts)
-	if cl != nil {
-		for _, w := range cl.Warnings {
-			fmt.Fprintln(stderr, w)
-		}
-	}
-	if err != nil {
-		return printUsageError(err, stdout, stderr)
-	}
-	if opts.Flag("help") {
-		engine.WriteGeneralHelp(stdout, prog, engine.GeneralGroups(), drivers, nil)
-		return 0
-	}
-	if opts.Flag("version") {
-		writeVersion(stdout)
-		return 0
-	}
-	general, warnings, err := opts.General()
-	for _, w := range warnings {
-		fmt.Fprintln(stdout, w)
-	}
-	if err != nil {
-		return printUsageError(err, stdout, stderr)
-	}
-
-	policy := decideThreadPolicy(opts, general.Threads, runtime.NumCPU())
-	log := engine.NewLogger(stdout, general.Verbosity)
-	log.Logf(engine.LevelNotice, "%s\n", banner())
-
-	test := cl.Test
-	if cl.ReadsStdin() {
-		test = ""
-		if f, ok := stdin.(*os.File); ok && isTerminal(f) {
-			log.Logf(engine.LevelNotice, "Reading the script from the standard input:\n")
-		}
-	}
-	script, err := luabind.Load(luabind.Config{
-		TestName:      test,
-		Command:       cl.Command,
-		Argv:          argv,
-		Stdin:         stdin,
-		Out:           stdout,
-		Log:           log,
-		Options:       opts,
-		VersionString: "sbgo " + Version,
-		Bundled:       []fs.FS{scripts.FS},
-	})
-	if err != nil {
-		log.Logf(engine.LevelFatal, "%s", err)
+	inv.log = engine.NewLogger(inv.stdout, inv.general.Verbosity)
+	inv.log.Logf(engine.LevelNotice, "%s\n", banner())
+	if err := inv.loadScript(); err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s", err)
 		return 1
 	}
-	defer script.Close()
-	if test == "" {
+	defer inv.script.Close()
+	if inv.test == "" {
 		// A script from stdin only runs its body (spec §1.12).
 		return 0
 	}
+	if code, stop := inv.resolveOptions(); stop {
+		return code
+	}
+	if !inv.cl.HasCommand {
+		return 0
+	}
+	return inv.dispatch()
+}
 
-	declared, hasOptions := script.DeclaredOptions()
-	if err := opts.Register(declared...); err != nil {
-		log.Logf(engine.LevelFatal, "%s", err)
-		return 1
+// invocation is one command line being carried out: what each phase of
+// run finds, for the phases after it.
+type invocation struct {
+	argv   []string
+	stdin  io.Reader
+	stdout io.Writer // a syncWriter: workers, reporters and the logger share it
+	stderr io.Writer
+	sigs   <-chan os.Signal
+
+	opts       *engine.Options
+	drivers    []engine.DriverHelp
+	cl         *engine.CommandLine
+	general    *engine.General
+	policy     engine.ThreadPolicy // how the run's workers use OS threads
+	log        *engine.Logger
+	test       string // the script's name; "" for a script read from stdin
+	script     *luabind.Script
+	declared   []engine.Option // the script's sysbench.cmdline.options
+	hasOptions bool
+}
+
+// parseArgs reads the general and driver options and validates them,
+// answering --help and --version on the way, as sysbench does before any
+// validation. Warnings go out before an error.
+func (inv *invocation) parseArgs() (code int, stop bool) {
+	inv.opts = engine.NewGeneralOptions()
+	// Driver options are known from the start, like sysbench's, so that
+	// they may come before the test name.
+	for _, f := range db.Factories() {
+		if err := inv.opts.Register(f.Options()...); err != nil {
+			fmt.Fprintln(inv.stderr, err)
+			return 1, true
+		}
+		inv.drivers = append(inv.drivers, engine.DriverHelp{Name: f.Name(), Description: f.Description(), Options: f.Options()})
 	}
-	if _, err := opts.ApplyRest(cl.Rest, !hasOptions); err != nil {
-		return printUsageError(err, stdout, stderr)
+	cl, err := engine.ParseCommandLine(inv.argv[1:], inv.opts)
+	if cl != nil {
+		for _, w := range cl.Warnings {
+			fmt.Fprintln(inv.stderr, w)
+		}
 	}
+	if err != nil {
+		return printUsageError(err, inv.stdout, inv.stderr), true
+	}
+	inv.cl = cl
+	if inv.opts.Flag("help") {
+		engine.WriteGeneralHelp(inv.stdout, "sbgo", engine.GeneralGroups(), inv.drivers, nil)
+		return 0, true
+	}
+	if inv.opts.Flag("version") {
+		fmt.Fprintf(inv.stdout, "sbgo %s\n", Version)
+		return 0, true
+	}
+	general, warnings, err := inv.opts.General()
+	for _, w := range warnings {
+		fmt.Fprintln(inv.stdout, w)
+	}
+	if err != nil {
+		return printUsageError(err, inv.stdout, inv.stderr), true
+	}
+	inv.opts.ApplyGeneral(general)
+	inv.general = general
+	inv.policy = decideThreadPolicy(inv.opts, general.Threads, runtime.NumCPU())
+	return 0, false
+}
+
+// loadScript compiles the test's script (or reads it from stdin) and runs
+// its body in the main state.
+func (inv *invocation) loadScript() error {
+	inv.test = inv.cl.Test
+	if inv.cl.ReadsStdin() {
+		inv.test = ""
+		if f, ok := inv.stdin.(*os.File); ok && isTerminal(f) {
+			inv.log.Logf(engine.LevelNotice, "Reading the script from the standard input:\n")
+		}
+	}
+	script, err := luabind.Load(luabind.Config{
+		TestName:      inv.test,
+		Command:       inv.cl.Command,
+		Argv:          inv.argv,
+		Stdin:         inv.stdin,
+		Out:           inv.stdout,
+		Log:           inv.log,
+		Options:       inv.opts,
+		VersionString: "sbgo " + Version,
+		Bundled:       []fs.FS{scripts.FS},
+	})
+	inv.script = script
+	return err
+}
+
+// resolveOptions registers the script's options, applies the arguments
+// the general pass left for them, and configures the script's random
+// numbers and the collector for the run.
+func (inv *invocation) resolveOptions() (code int, stop bool) {
+	inv.declared, inv.hasOptions = inv.script.DeclaredOptions()
+	if err := inv.opts.Register(inv.declared...); err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s", err)
+		return 1, true
+	}
+	if _, err := inv.opts.ApplyRest(inv.cl.Rest, !inv.hasOptions); err != nil {
+		return printUsageError(err, inv.stdout, inv.stderr), true
+	}
+	g := inv.general
 	randOpts := luabind.RandOptions{
-		Type:       general.RandType,
-		SpecIter:   general.RandSpecIter,
-		SpecPct:    general.RandSpecPct,
-		SpecRes:    general.RandSpecRes,
-		ParetoH:    general.RandParetoH,
-		ZipfianExp: general.RandZipfianExp,
+		Type:       g.RandType,
+		SpecIter:   g.RandSpecIter,
+		SpecPct:    g.RandSpecPct,
+		SpecRes:    g.RandSpecRes,
+		ParetoH:    g.RandParetoH,
+		ZipfianExp: g.RandZipfianExp,
 	}
 	if err := randOpts.Validate(); err != nil {
-		log.Logf(engine.LevelFatal, "%s", err)
-		return 1
+		inv.log.Logf(engine.LevelFatal, "%s", err)
+		return 1, true
 	}
-	seed := uint64(general.RandSeed)
+	seed := uint64(g.RandSeed)
 	if seed == 0 {
 		seed = uint64(time.Now().Unix())
 	}
-	script.Configure(randOpts, seed)
-	tuneGC(general.Threads)
+	inv.script.Configure(randOpts, seed)
+	tuneGC(g.Threads)
+	return 0, false
+}
 
-	if !cl.HasCommand {
-		return 0
-	}
-	sname := shortName(test)
-	cmd := cl.Command
+// dispatch performs the command: one the script declares, else help,
+// prepare, cleanup or run.
+func (inv *invocation) dispatch() int {
+	cmd := inv.cl.Command
 	switch {
-	case script.HasCommand(cmd):
-		if err := script.RunCommand(cmd, general.Threads); err != nil {
+	case inv.script.HasCommand(cmd):
+		if err := inv.script.RunCommand(cmd, inv.general.Threads); err != nil {
 			if !luabind.IsSilent(err) {
-				log.Logf(engine.LevelFatal, "%s", err)
+				inv.log.Logf(engine.LevelFatal, "%s", err)
 			}
 			return 1
 		}
 		return 0
 	case cmd == "help":
-		switch {
-		case script.HasFunction("help"):
-			if err := script.CallFunction("help"); err != nil {
-				log.Logf(engine.LevelFatal, "%s", err)
-				return 1
-			}
-		case hasOptions:
-			log.Logf(engine.LevelNotice, "%s options:", sname)
-			engine.WriteOptionLines(stdout, declared)
-			fmt.Fprintln(stdout)
-		default:
-			fmt.Fprintf(stderr, "'%s' test does not implement the 'help' command.\n", sname)
-			return 1
-		}
-		return 0
+		return inv.help()
 	case cmd == "prepare" || cmd == "cleanup":
-		if !script.HasFunction(cmd) {
-			fmt.Fprintf(stderr, "'%s' test does not implement the '%s' command.\n", sname, cmd)
+		if !inv.script.HasFunction(cmd) {
+			fmt.Fprintf(inv.stderr, "'%s' test does not implement the '%s' command.\n", shortName(inv.test), cmd)
 			return 1
 		}
-		if err := script.CallFunction(cmd); err != nil {
-			log.Logf(engine.LevelFatal, "%s", err)
+		if err := inv.script.CallFunction(cmd); err != nil {
+			inv.log.Logf(engine.LevelFatal, "%s", err)
 			return 1
 		}
 		return 0
 	case cmd == "run":
-		return runBenchmark(script, general, policy, log, sigs)
+		return runBenchmark(inv.script, inv.general, inv.policy, inv.log, inv.sigs)
 	default:
-		fmt.Fprintf(stderr, "Unknown command: %s\n", cmd)
+		fmt.Fprintf(inv.stderr, "Unknown command: %s\n", cmd)
 		return 1
 	}
+}
+
+// help is the help command: the script's help(), else its options.
+func (inv *invocation) help() int {
+	sname := shortName(inv.test)
+	switch {
+	case inv.script.HasFunction("help"):
+		if err := inv.script.CallFunction("help"); err != nil {
+			inv.log.Logf(engine.LevelFatal, "%s", err)
+			return 1
+		}
+	case inv.hasOptions:
+		inv.log.Logf(engine.LevelNotice, "%s options:", sname)
+		engine.WriteOptionLines(inv.stdout, inv.declared)
+		fmt.Fprintln(inv.stdout)
+	default:
+		fmt.Fprintf(inv.stderr, "'%s' test does not implement the 'help' command.\n", sname)
+		return 1
+	}
+	return 0
 }
 
 // decideThreadPolicy decides how the workers of a run of threads on cpus
