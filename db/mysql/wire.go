@@ -34,7 +34,7 @@ import (
 // honour are those go-sql-driver asked for in its handshake response,
 // which the dialer's connection reads as it is written (capture). Sessions
 // with TLS or compression, and --mysql-io-mode=go-sql-driver, keep
-// go-sql-driver's statements: that is the fallback.
+// go-sql-driver's statements: that is the fallback (sqlconn.go).
 
 // Protocol constants (MySQL's and MariaDB's client/server protocol).
 const (
@@ -92,7 +92,7 @@ var (
 
 // wire reads and writes one session's packets.
 type wire struct {
-	nc            wireConn
+	nc            wireSocket
 	deprecateEOF  bool // result sets end with an OK packet, without EOF after the columns
 	cacheMetadata bool // MariaDB: execute answers flag whether column definitions follow
 
@@ -103,10 +103,10 @@ type wire struct {
 	long []byte // a payload of several packets, put together
 }
 
-// wireConn is the socket under a wire: sockconn's blocking socket or its
+// wireSocket is the socket under a wire: sockconn's blocking socket or its
 // PollerConn. ReadUnbuffered reads straight into the wire's buffer, past
 // any buffer of the connection's own.
-type wireConn interface {
+type wireSocket interface {
 	Write(b []byte) (int, error)
 	ReadUnbuffered(b []byte) (int, error)
 	Close() error
@@ -116,7 +116,7 @@ type wireConn interface {
 // capabilities go-sql-driver asked for. It travels to the dialer in the
 // context of the connect.
 type handshakeCapture struct {
-	nc      wireConn
+	nc      wireSocket
 	seen    bool
 	caps    uint32
 	extCaps uint32
@@ -142,7 +142,7 @@ func dialWire(dial func(ctx context.Context, network, addr string) (net.Conn, er
 		if err != nil {
 			return nil, err
 		}
-		wc, ok := nc.(wireConn)
+		wc, ok := nc.(wireSocket)
 		if !ok {
 			return nc, nil
 		}
@@ -153,7 +153,7 @@ func dialWire(dial func(ctx context.Context, network, addr string) (net.Conn, er
 // capture returns nc for go-sql-driver, wrapped to read the handshake
 // response when the connect's context carries a handshakeCapture; wc is
 // the same socket for the session's wire.
-func capture(ctx context.Context, nc net.Conn, wc wireConn) net.Conn {
+func capture(ctx context.Context, nc net.Conn, wc wireSocket) net.Conn {
 	hc, _ := ctx.Value(captureKey{}).(*handshakeCapture)
 	if hc == nil {
 		return nc

@@ -68,8 +68,12 @@ func TestWhoCarriesStatements(t *testing.T) {
 			if _, isWire := st.(*wireStmt); isWire != tt.wire {
 				t.Errorf("statement %T, want the wire's: %v", st, tt.wire)
 			}
-			if w := c.(*conn).w; w != nil && fmt.Sprintf("%T", w.nc) != tt.socket {
-				t.Errorf("the wire reads a %T, want %s", w.nc, tt.socket)
+			wc, isWire := c.(*wireConn)
+			if isWire != tt.wire {
+				t.Errorf("connection %T, want the wire's: %v", c, tt.wire)
+			}
+			if isWire && fmt.Sprintf("%T", wc.w.nc) != tt.socket {
+				t.Errorf("the wire reads a %T, want %s", wc.w.nc, tt.socket)
 			}
 			if got := fetchAll(t, mustExecute(t, st, intArg(41)).Rows); fmt.Sprint(got) != "[[42]]" {
 				t.Errorf("SELECT 41 + 1 = %q", got)
@@ -249,7 +253,7 @@ func testWireParamTypesOnChange(t *testing.T, mode []string) {
 	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(10))")
 	ins := mustPrepare(t, c, "INSERT INTO u VALUES (?, ?)")
-	w := c.(*conn).w
+	w := c.(*wireConn).w
 	str := func(v string) db.Value { return db.Value{Type: db.ParamString, S: []byte(v)} }
 	null := db.Value{Type: db.ParamString, Null: true}
 	steps := []struct {
@@ -414,6 +418,12 @@ func TestAppendBinaryTimes(t *testing.T) {
 		{column{typ: typeShort}, []byte{0x00, 0x80}, "-32768"},
 		{column{typ: typeInt24, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0}, "16777215"},
 		{column{typ: typeLongLong, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "18446744073709551615"},
+		{column{typ: typeShort, flags: flagUnsigned}, []byte{0xff, 0xff}, "65535"},
+		{column{typ: typeLong}, []byte{0xfe, 0xff, 0xff, 0xff}, "-2"},
+		{column{typ: typeLongLong}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "-1"},
+		{column{typ: typeFloat}, []byte{0x00, 0x00, 0xc0, 0x3f}, "1.5"},
+		{column{typ: typeDouble}, []byte{0x9a, 0x99, 0x99, 0x99, 0x99, 0x99, 0xb9, 0x3f}, "0.1"},
+		{column{typ: typeDouble, flags: flagUnsigned}, []byte{0, 0, 0, 0, 0, 0, 0x04, 0x40}, "2.5"},
 	}
 	for _, tt := range tests {
 		got, pos, ok := appendBinary(nil, tt.v, 0, tt.col)
