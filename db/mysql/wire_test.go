@@ -6,6 +6,7 @@ package mysql
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -432,6 +433,75 @@ func TestAppendBinaryTimes(t *testing.T) {
 		}
 		if _, _, ok := appendBinary(nil, tt.v[:len(tt.v)-1], 0, tt.col); ok && len(tt.v) > 1 {
 			t.Errorf("%+v % x: a truncated value was read", tt.col, tt.v)
+		}
+	}
+}
+
+// The wire carries a session only when it implements every capability
+// the session negotiated (an allow-list): anything else falls back to
+// go-sql-driver's statements.
+func TestWireCarries(t *testing.T) {
+	// What go-sql-driver asks for with sbgo's configuration (multi-
+	// statements, a database), as MySQL and MariaDB grant it.
+	const mysql8 = capMySQL | capLongFlag | capConnectWithDB | capLocalFiles | capProtocol41 |
+		capTransactions | capSecureConn | capMultiStatements | capMultiResults | capPluginAuth |
+		capConnectAttrs | capPluginAuthLenenc | capDeprecateEOF
+	const mariadb = mysql8 &^ capMySQL
+	tests := []struct {
+		name          string
+		caps, extCaps uint32
+		wire          bool
+	}{
+		{"MySQL 8", mysql8, 0, true},
+		{"MariaDB", mariadb, 0, true},
+		{"MariaDB, cached metadata", mariadb, extCapCacheMetadata, true},
+		{"no database given", mysql8 &^ capConnectWithDB, 0, true},
+		{"EOF packets (an older server)", mysql8 &^ capDeprecateEOF, 0, true},
+		{"pre-4.1 packets", mysql8 &^ capProtocol41, 0, false},
+		{"TLS", mysql8 | capSSL, 0, false},
+		{"compression", mysql8 | capCompress, 0, false},
+		{"session tracking: OK packets carry more", mysql8 | capSessionTrack, 0, false},
+		{"multiple results of prepared statements", mysql8 | capPSMultiResults, 0, false},
+		{"found rows instead of changed rows", mysql8 | capFoundRows, 0, false},
+		{"a capability this code has never seen", mysql8 | 1<<30, 0, false},
+		{"MariaDB, extended metadata", mariadb, extCapCacheMetadata | extCapExtendedMetadata, false},
+		{"MariaDB, bulk operations", mariadb, extCapBulkOperations, false},
+		{"MariaDB, an unknown extended capability", mariadb, 1 << 20, false},
+	}
+	for _, tt := range tests {
+		if got := wireCarries(tt.caps, tt.extCaps); got != tt.wire {
+			t.Errorf("%s (caps %#x, extended %#x): wire %v, want %v", tt.name, tt.caps, tt.extCaps, got, tt.wire)
+		}
+	}
+}
+
+// The capabilities are read from the handshake response go-sql-driver
+// writes: MariaDB's extended ones only when capMySQL is clear, and an SSL
+// request is never carried.
+func TestHandshakeCaptureRead(t *testing.T) {
+	packet := func(caps, ext uint32) []byte {
+		p := make([]byte, 4+32)
+		binary.LittleEndian.PutUint32(p[4:], caps)
+		binary.LittleEndian.PutUint32(p[4+28:], ext)
+		return p
+	}
+	const base = capProtocol41 | capLongFlag | capDeprecateEOF
+	tests := []struct {
+		name   string
+		p      []byte
+		usable bool
+	}{
+		{"MariaDB with cached metadata", packet(base, extCapCacheMetadata), true},
+		{"MariaDB with extended metadata", packet(base, extCapExtendedMetadata), false},
+		{"MySQL: the filler is not read", packet(base|capMySQL, extCapExtendedMetadata), true},
+		{"SSL request", packet(base|capSSL, 0), false},
+		{"too short to read", packet(base, 0)[:20], false},
+	}
+	for _, tt := range tests {
+		var hc handshakeCapture
+		hc.read(tt.p)
+		if hc.usable != tt.usable {
+			t.Errorf("%s: usable %v, want %v", tt.name, hc.usable, tt.usable)
 		}
 	}
 }
