@@ -4,11 +4,13 @@
 // BEGIN and COMMIT as separate statements.
 //
 // go-sql-driver opens every session (authentication, TLS, compression).
-// On sessions without TLS or compression, the commands of the per-event
-// path (queries and prepared statements) are then written and read by
-// sbgo's own protocol code (wire.go), which costs a fraction of
-// go-sql-driver's client CPU per statement; --mysql-io-mode=go-sql-driver
-// keeps go-sql-driver for everything.
+// On sessions whose negotiated capabilities it implements (not TLS, not
+// compression: see wireCarries), the commands of the per-event path
+// (queries and prepared statements) are then written and read by sbgo's
+// own protocol code (wireConn, wire.go), which costs a fraction of
+// go-sql-driver's client CPU per statement; on the others, and with
+// --mysql-io-mode=go-sql-driver, go-sql-driver carries everything
+// (sqlDriverConn). docs/performance.md has the measurements.
 //
 // It reproduces what sysbench 1.0.20's driver shows to scripts and users:
 // its options, the round-robin choice of host and port, the error numbers
