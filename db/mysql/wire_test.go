@@ -505,3 +505,49 @@ func TestHandshakeCaptureRead(t *testing.T) {
 		}
 	}
 }
+
+// The wire's per-event path allocates nothing: an execute with a number
+// and a string, its binary row read (an integer, a double, a string, a
+// datetime), and a text query's row.
+func TestWireExecuteAllocs(t *testing.T) { forWireModes(t, testWireExecuteAllocs) }
+
+func testWireExecuteAllocs(t *testing.T, mode []string) {
+	name := scratchDB(t)
+	c, _ := connect(t, name, mode...)
+	ctx := context.Background()
+	mustQuery(t, c, "CREATE TABLE a (id INT PRIMARY KEY, f DOUBLE, c CHAR(20), d DATETIME(3))")
+	mustQuery(t, c, "INSERT INTO a VALUES (1, 0.5, 'x', '2024-01-02 03:04:05.678')")
+	sel := mustPrepare(t, c, "SELECT id, f, c, d FROM a WHERE id = ? AND c <> ?")
+	args := []db.Value{intArg(1), {Type: db.ParamString, S: []byte("y")}}
+	row := make([][]byte, 4)
+	execute := func() {
+		res, err := sel.Execute(ctx, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := res.Rows.Next(row); !ok || err != nil {
+			t.Fatalf("Next: %v %v", ok, err)
+		}
+		res.Rows.Close()
+	}
+	query := func() {
+		res, err := c.Query(ctx, "SELECT c FROM a WHERE id = 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := res.Rows.Next(row); !ok || err != nil {
+			t.Fatalf("Next: %v %v", ok, err)
+		}
+		res.Rows.Close()
+	}
+	execute()
+	if got := fmt.Sprintf("%s", row); got != "[1 0.5 x 2024-01-02 03:04:05.678]" {
+		t.Fatalf("row %s", got)
+	}
+	if n := testing.AllocsPerRun(50, execute); n != 0 {
+		t.Errorf("execute and fetch: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(50, query); n != 0 {
+		t.Errorf("query and fetch: %v allocations, want 0", n)
+	}
+}
