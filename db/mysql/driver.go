@@ -4,11 +4,13 @@
 // BEGIN and COMMIT as separate statements.
 //
 // go-sql-driver opens every session (authentication, TLS, compression).
-// On sessions without TLS or compression, the commands of the per-event
-// path (queries and prepared statements) are then written and read by
-// sbgo's own protocol code (wire.go), which costs a fraction of
-// go-sql-driver's client CPU per statement; --mysql-io-mode=go-sql-driver
-// keeps go-sql-driver for everything.
+// On sessions whose negotiated capabilities it implements (not TLS, not
+// compression: see wireCarries), the commands of the per-event path
+// (queries and prepared statements) are then written and read by sbgo's
+// own protocol code (wireConn, wire.go), which costs a fraction of
+// go-sql-driver's client CPU per statement; on the others, and with
+// --mysql-io-mode=go-sql-driver, go-sql-driver carries everything
+// (sqlDriverConn). docs/performance.md has the measurements.
 //
 // It reproduces what sysbench 1.0.20's driver shows to scripts and users:
 // its options, the round-robin choice of host and port, the error numbers
@@ -103,18 +105,15 @@ type Driver struct {
 }
 
 var (
-	_ db.Driver       = (*Driver)(nil)
-	_ db.ErrorTexter  = (*Driver)(nil)
-	_ db.Conn         = (*conn)(nil)
-	_ db.MoreResults  = (*conn)(nil)
-	_ db.Stmt         = (*stmt)(nil)
-	_ db.ParamCounter = (*stmt)(nil)
+	_ db.Driver      = (*Driver)(nil)
+	_ db.ErrorTexter = (*Driver)(nil)
 )
 
 func (d *Driver) Name() string { return "mysql" }
 
-// Connect opens a new session on the next endpoint of the round robin.
-// A failure is a *ConnectError.
+// Connect opens a new session on the next endpoint of the round robin,
+// carried by the wire when it implements what the session negotiated,
+// by go-sql-driver otherwise (see conn.go). A failure is a *ConnectError.
 func (d *Driver) Connect(ctx context.Context) (db.Conn, error) {
 	if d.set.dryRun {
 		return &dryConn{d: d}, nil
@@ -123,11 +122,15 @@ func (d *Driver) Connect(ctx context.Context) (db.Conn, error) {
 	ep := d.endpoints[d.next]
 	d.next = (d.next + 1) % len(d.endpoints)
 	d.mu.Unlock()
-	c := &conn{d: d, ep: ep}
-	if err := c.open(ctx); err != nil {
+	s := session{d: d, ep: ep}
+	hc, err := s.open(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	if w := newWire(hc); w != nil {
+		return &wireConn{session: s, w: w}, nil
+	}
+	return &sqlDriverConn{session: s}, nil
 }
 
 // settings are the validated options.

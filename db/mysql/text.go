@@ -52,12 +52,19 @@ func appendFloat(dst []byte, f float64, bitSize int) []byte {
 	} else {
 		e = strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
 	}
-	// e is [-]d[.ddd]e±dd: split it into sign, digits and exponent.
-	neg := e[0] == '-'
-	if neg {
+	if e[0] == '-' {
 		e = e[1:]
 		dst = append(dst, '-')
 	}
+	var dbuf [24]byte
+	digits, exp := splitExponent(dbuf[:0], e)
+	return appendDecimal(dst, digits, exp)
+}
+
+// splitExponent reads e, a float as d[.ddd]e±dd: it appends its digits
+// to digits, without the point and the trailing zeros, and returns them
+// with the exponent.
+func splitExponent(digits, e []byte) ([]byte, int) {
 	mark := 0
 	for e[mark] != 'e' {
 		mark++
@@ -69,8 +76,6 @@ func appendFloat(dst []byte, f float64, bitSize int) []byte {
 	if e[mark+1] == '-' {
 		exp = -exp
 	}
-	var dbuf [24]byte
-	digits := dbuf[:0]
 	for _, c := range e[:mark] {
 		if c != '.' {
 			digits = append(digits, c)
@@ -79,6 +84,12 @@ func appendFloat(dst []byte, f float64, bitSize int) []byte {
 	for len(digits) > 1 && digits[len(digits)-1] == '0' {
 		digits = digits[:len(digits)-1]
 	}
+	return digits, exp
+}
+
+// appendDecimal writes digits (d.ddd times ten to the exp) as
+// appendFloat says.
+func appendDecimal(dst, digits []byte, exp int) []byte {
 	point := exp + 1 // digits before the decimal point
 	switch {
 	case point < -14 || point > 15:

@@ -32,9 +32,11 @@ import (
 // runs one command at a time and each command's answer is read to its
 // end before the next command. The capabilities this code must
 // honour are those go-sql-driver asked for in its handshake response,
-// which the dialer's connection reads as it is written (capture). Sessions
-// with TLS or compression, and --mysql-io-mode=go-sql-driver, keep
-// go-sql-driver's statements: that is the fallback.
+// which the dialer's connection reads as it is written (capture). A
+// session that negotiated anything this code does not implement (TLS,
+// compression; see wireCarries), and every session of
+// --mysql-io-mode=go-sql-driver, keeps go-sql-driver's statements: that
+// is the fallback (sqlconn.go).
 
 // Protocol constants (MySQL's and MariaDB's client/server protocol).
 const (
@@ -43,13 +45,28 @@ const (
 	comStmtExecute = 0x17
 	comStmtClose   = 0x19
 
-	capProtocol41   = 1 << 9
-	capSSL          = 1 << 11
-	capCompress     = 1 << 5
-	capMySQL        = 1 << 0 // clear when talking to MariaDB with extended capabilities
-	capDeprecateEOF = 1 << 24
+	capMySQL            = 1 << 0 // clear when talking to MariaDB with extended capabilities
+	capFoundRows        = 1 << 1
+	capLongFlag         = 1 << 2
+	capConnectWithDB    = 1 << 3
+	capCompress         = 1 << 5
+	capLocalFiles       = 1 << 7
+	capProtocol41       = 1 << 9
+	capSSL              = 1 << 11
+	capTransactions     = 1 << 13
+	capSecureConn       = 1 << 15
+	capMultiStatements  = 1 << 16
+	capMultiResults     = 1 << 17
+	capPSMultiResults   = 1 << 18
+	capPluginAuth       = 1 << 19
+	capConnectAttrs     = 1 << 20
+	capPluginAuthLenenc = 1 << 21
+	capSessionTrack     = 1 << 23
+	capDeprecateEOF     = 1 << 24
 
-	extCapCacheMetadata = 1 << 4 // MariaDB: execute answers may omit unchanged column definitions
+	extCapBulkOperations   = 1 << 2 // MariaDB: COM_STMT_BULK_EXECUTE
+	extCapExtendedMetadata = 1 << 3 // MariaDB: column definitions carry a type name
+	extCapCacheMetadata    = 1 << 4 // MariaDB: execute answers may omit unchanged column definitions
 
 	statusMoreResults = 0x0008 // SERVER_MORE_RESULTS_EXISTS
 
@@ -92,7 +109,7 @@ var (
 
 // wire reads and writes one session's packets.
 type wire struct {
-	nc            wireConn
+	nc            wireSocket
 	deprecateEOF  bool // result sets end with an OK packet, without EOF after the columns
 	cacheMetadata bool // MariaDB: execute answers flag whether column definitions follow
 
@@ -103,10 +120,10 @@ type wire struct {
 	long []byte // a payload of several packets, put together
 }
 
-// wireConn is the socket under a wire: sockconn's blocking socket or its
+// wireSocket is the socket under a wire: sockconn's blocking socket or its
 // PollerConn. ReadUnbuffered reads straight into the wire's buffer, past
 // any buffer of the connection's own.
-type wireConn interface {
+type wireSocket interface {
 	Write(b []byte) (int, error)
 	ReadUnbuffered(b []byte) (int, error)
 	Close() error
@@ -116,7 +133,7 @@ type wireConn interface {
 // capabilities go-sql-driver asked for. It travels to the dialer in the
 // context of the connect.
 type handshakeCapture struct {
-	nc      wireConn
+	nc      wireSocket
 	seen    bool
 	caps    uint32
 	extCaps uint32
@@ -142,7 +159,7 @@ func dialWire(dial func(ctx context.Context, network, addr string) (net.Conn, er
 		if err != nil {
 			return nil, err
 		}
-		wc, ok := nc.(wireConn)
+		wc, ok := nc.(wireSocket)
 		if !ok {
 			return nc, nil
 		}
@@ -153,7 +170,7 @@ func dialWire(dial func(ctx context.Context, network, addr string) (net.Conn, er
 // capture returns nc for go-sql-driver, wrapped to read the handshake
 // response when the connect's context carries a handshakeCapture; wc is
 // the same socket for the session's wire.
-func capture(ctx context.Context, nc net.Conn, wc wireConn) net.Conn {
+func capture(ctx context.Context, nc net.Conn, wc wireSocket) net.Conn {
 	hc, _ := ctx.Value(captureKey{}).(*handshakeCapture)
 	if hc == nil {
 		return nc
@@ -189,7 +206,39 @@ func (hc *handshakeCapture) read(p []byte) {
 	if hc.caps&capMySQL == 0 {
 		hc.extCaps = binary.LittleEndian.Uint32(p[4+28:])
 	}
-	hc.usable = hc.caps&capProtocol41 != 0 && hc.caps&(capSSL|capCompress) == 0
+	hc.usable = wireCarries(hc.caps, hc.extCaps)
+}
+
+// The capabilities the wire implements. A session may use the wire only
+// when it negotiated 4.1 packets and nothing outside wireCaps and
+// wireExtCaps; anything else keeps go-sql-driver's statements. An
+// allow-list, not a list of the known misfits (TLS, compression), because
+// a capability this code has never seen may change the framing or the
+// contents of what it reads (session tracking adds to OK packets,
+// MariaDB's extended metadata to column definitions): falling back is
+// slower, misreading a session is wrong.
+//
+// Implemented: capMySQL says whether MariaDB's extended capabilities
+// follow; 4.1 packets with 2-byte column flags (capProtocol41,
+// capLongFlag) and their status (capTransactions); several results per
+// command (capMultiStatements, capMultiResults: see statusMoreResults);
+// LOAD DATA LOCAL requests, refused (capLocalFiles); result sets without
+// EOF packets (capDeprecateEOF); MariaDB's cached column definitions
+// (extCapCacheMetadata). The others only shape the handshake, which
+// go-sql-driver does (capConnectWithDB, capSecureConn, capPluginAuth,
+// capPluginAuthLenenc, capConnectAttrs).
+const (
+	wireCaps = capMySQL | capLongFlag | capConnectWithDB | capLocalFiles |
+		capProtocol41 | capTransactions | capSecureConn | capMultiStatements |
+		capMultiResults | capPluginAuth | capConnectAttrs | capPluginAuthLenenc |
+		capDeprecateEOF
+	wireExtCaps = extCapCacheMetadata
+)
+
+// wireCarries reports whether a session that negotiated caps and (for
+// MariaDB) extCaps can be carried by the wire.
+func wireCarries(caps, extCaps uint32) bool {
+	return caps&capProtocol41 != 0 && caps&^wireCaps == 0 && extCaps&^wireExtCaps == 0
 }
 
 // newWire is the protocol reader of a session go-sql-driver opened

@@ -6,6 +6,7 @@ package mysql
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -68,8 +69,12 @@ func TestWhoCarriesStatements(t *testing.T) {
 			if _, isWire := st.(*wireStmt); isWire != tt.wire {
 				t.Errorf("statement %T, want the wire's: %v", st, tt.wire)
 			}
-			if w := c.(*conn).w; w != nil && fmt.Sprintf("%T", w.nc) != tt.socket {
-				t.Errorf("the wire reads a %T, want %s", w.nc, tt.socket)
+			wc, isWire := c.(*wireConn)
+			if isWire != tt.wire {
+				t.Errorf("connection %T, want the wire's: %v", c, tt.wire)
+			}
+			if isWire && fmt.Sprintf("%T", wc.w.nc) != tt.socket {
+				t.Errorf("the wire reads a %T, want %s", wc.w.nc, tt.socket)
 			}
 			if got := fetchAll(t, mustExecute(t, st, intArg(41)).Rows); fmt.Sprint(got) != "[[42]]" {
 				t.Errorf("SELECT 41 + 1 = %q", got)
@@ -249,7 +254,7 @@ func testWireParamTypesOnChange(t *testing.T, mode []string) {
 	c, _ := connect(t, name, mode...)
 	mustQuery(t, c, "CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(10))")
 	ins := mustPrepare(t, c, "INSERT INTO u VALUES (?, ?)")
-	w := c.(*conn).w
+	w := c.(*wireConn).w
 	str := func(v string) db.Value { return db.Value{Type: db.ParamString, S: []byte(v)} }
 	null := db.Value{Type: db.ParamString, Null: true}
 	steps := []struct {
@@ -414,6 +419,12 @@ func TestAppendBinaryTimes(t *testing.T) {
 		{column{typ: typeShort}, []byte{0x00, 0x80}, "-32768"},
 		{column{typ: typeInt24, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0}, "16777215"},
 		{column{typ: typeLongLong, flags: flagUnsigned}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "18446744073709551615"},
+		{column{typ: typeShort, flags: flagUnsigned}, []byte{0xff, 0xff}, "65535"},
+		{column{typ: typeLong}, []byte{0xfe, 0xff, 0xff, 0xff}, "-2"},
+		{column{typ: typeLongLong}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "-1"},
+		{column{typ: typeFloat}, []byte{0x00, 0x00, 0xc0, 0x3f}, "1.5"},
+		{column{typ: typeDouble}, []byte{0x9a, 0x99, 0x99, 0x99, 0x99, 0x99, 0xb9, 0x3f}, "0.1"},
+		{column{typ: typeDouble, flags: flagUnsigned}, []byte{0, 0, 0, 0, 0, 0, 0x04, 0x40}, "2.5"},
 	}
 	for _, tt := range tests {
 		got, pos, ok := appendBinary(nil, tt.v, 0, tt.col)
@@ -423,5 +434,120 @@ func TestAppendBinaryTimes(t *testing.T) {
 		if _, _, ok := appendBinary(nil, tt.v[:len(tt.v)-1], 0, tt.col); ok && len(tt.v) > 1 {
 			t.Errorf("%+v % x: a truncated value was read", tt.col, tt.v)
 		}
+	}
+}
+
+// The wire carries a session only when it implements every capability
+// the session negotiated (an allow-list): anything else falls back to
+// go-sql-driver's statements.
+func TestWireCarries(t *testing.T) {
+	// What go-sql-driver asks for with sbgo's configuration (multi-
+	// statements, a database), as MySQL and MariaDB grant it.
+	const mysql8 = capMySQL | capLongFlag | capConnectWithDB | capLocalFiles | capProtocol41 |
+		capTransactions | capSecureConn | capMultiStatements | capMultiResults | capPluginAuth |
+		capConnectAttrs | capPluginAuthLenenc | capDeprecateEOF
+	const mariadb = mysql8 &^ capMySQL
+	tests := []struct {
+		name          string
+		caps, extCaps uint32
+		wire          bool
+	}{
+		{"MySQL 8", mysql8, 0, true},
+		{"MariaDB", mariadb, 0, true},
+		{"MariaDB, cached metadata", mariadb, extCapCacheMetadata, true},
+		{"no database given", mysql8 &^ capConnectWithDB, 0, true},
+		{"EOF packets (an older server)", mysql8 &^ capDeprecateEOF, 0, true},
+		{"pre-4.1 packets", mysql8 &^ capProtocol41, 0, false},
+		{"TLS", mysql8 | capSSL, 0, false},
+		{"compression", mysql8 | capCompress, 0, false},
+		{"session tracking: OK packets carry more", mysql8 | capSessionTrack, 0, false},
+		{"multiple results of prepared statements", mysql8 | capPSMultiResults, 0, false},
+		{"found rows instead of changed rows", mysql8 | capFoundRows, 0, false},
+		{"a capability this code has never seen", mysql8 | 1<<30, 0, false},
+		{"MariaDB, extended metadata", mariadb, extCapCacheMetadata | extCapExtendedMetadata, false},
+		{"MariaDB, bulk operations", mariadb, extCapBulkOperations, false},
+		{"MariaDB, an unknown extended capability", mariadb, 1 << 20, false},
+	}
+	for _, tt := range tests {
+		if got := wireCarries(tt.caps, tt.extCaps); got != tt.wire {
+			t.Errorf("%s (caps %#x, extended %#x): wire %v, want %v", tt.name, tt.caps, tt.extCaps, got, tt.wire)
+		}
+	}
+}
+
+// The capabilities are read from the handshake response go-sql-driver
+// writes: MariaDB's extended ones only when capMySQL is clear, and an SSL
+// request is never carried.
+func TestHandshakeCaptureRead(t *testing.T) {
+	packet := func(caps, ext uint32) []byte {
+		p := make([]byte, 4+32)
+		binary.LittleEndian.PutUint32(p[4:], caps)
+		binary.LittleEndian.PutUint32(p[4+28:], ext)
+		return p
+	}
+	const base = capProtocol41 | capLongFlag | capDeprecateEOF
+	tests := []struct {
+		name   string
+		p      []byte
+		usable bool
+	}{
+		{"MariaDB with cached metadata", packet(base, extCapCacheMetadata), true},
+		{"MariaDB with extended metadata", packet(base, extCapExtendedMetadata), false},
+		{"MySQL: the filler is not read", packet(base|capMySQL, extCapExtendedMetadata), true},
+		{"SSL request", packet(base|capSSL, 0), false},
+		{"too short to read", packet(base, 0)[:20], false},
+	}
+	for _, tt := range tests {
+		var hc handshakeCapture
+		hc.read(tt.p)
+		if hc.usable != tt.usable {
+			t.Errorf("%s: usable %v, want %v", tt.name, hc.usable, tt.usable)
+		}
+	}
+}
+
+// The wire's per-event path allocates nothing: an execute with a number
+// and a string, its binary row read (an integer, a double, a string, a
+// datetime), and a text query's row.
+func TestWireExecuteAllocs(t *testing.T) { forWireModes(t, testWireExecuteAllocs) }
+
+func testWireExecuteAllocs(t *testing.T, mode []string) {
+	name := scratchDB(t)
+	c, _ := connect(t, name, mode...)
+	ctx := context.Background()
+	mustQuery(t, c, "CREATE TABLE a (id INT PRIMARY KEY, f DOUBLE, c CHAR(20), d DATETIME(3))")
+	mustQuery(t, c, "INSERT INTO a VALUES (1, 0.5, 'x', '2024-01-02 03:04:05.678')")
+	sel := mustPrepare(t, c, "SELECT id, f, c, d FROM a WHERE id = ? AND c <> ?")
+	args := []db.Value{intArg(1), {Type: db.ParamString, S: []byte("y")}}
+	row := make([][]byte, 4)
+	execute := func() {
+		res, err := sel.Execute(ctx, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := res.Rows.Next(row); !ok || err != nil {
+			t.Fatalf("Next: %v %v", ok, err)
+		}
+		res.Rows.Close()
+	}
+	query := func() {
+		res, err := c.Query(ctx, "SELECT c FROM a WHERE id = 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := res.Rows.Next(row); !ok || err != nil {
+			t.Fatalf("Next: %v %v", ok, err)
+		}
+		res.Rows.Close()
+	}
+	execute()
+	if got := fmt.Sprintf("%s", row); got != "[1 0.5 x 2024-01-02 03:04:05.678]" {
+		t.Fatalf("row %s", got)
+	}
+	if n := testing.AllocsPerRun(50, execute); n != 0 {
+		t.Errorf("execute and fetch: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(50, query); n != 0 {
+		t.Errorf("query and fetch: %v allocations, want 0", n)
 	}
 }
