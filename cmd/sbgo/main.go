@@ -221,7 +221,7 @@ func (inv *invocation) parseArgs() (code int, stop bool) {
 		return 0, true
 	}
 	if inv.opts.Flag("version") {
-		fmt.Fprintf(inv.stdout, "sbgo %s\n", Version)
+		writeVersion(inv.stdout)
 		return 0, true
 	}
 	general, warnings, err := inv.opts.General()
