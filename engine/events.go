@@ -177,15 +177,15 @@ func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
 // lockedYieldEvery is how often a worker that owns its OS thread passes
 // through the scheduler of its own accord (see Events.Count): just within
 // the runtime's 10 ms time slice, so that sysmon never preempts it between
-// statements shorter than 2 ms, and no more often (16 workers on 2 CPUs,
-// client CPU per oltp_read_only transaction against sysbench's: a yield
-// every 2 ms 1.22-1.33, every 8 ms 0.79-1.02).
+// statements shorter than 2 ms, and no more often: yields every 2 ms cost
+// more than they kept.
 //
 // Why yield at all: such a worker waits for its server in raw read(2)
 // calls and keeps its processor all the while, so sysmon sees one
 // goroutine running for ever and preempts it every 10 ms: a signal that
 // cuts the read short and, for a locked worker, a hand-off through a
 // second thread. With these yields client CPU per oltp_read_only
-// transaction went from 1.46 to 0.92 times sysbench's. The yield itself
+// transaction went from 1.46 to 0.92 times sysbench's
+// (docs/performance.md, "Passes through the scheduler"). The yield itself
 // is sched.YieldThread.
 const lockedYieldEvery = int64(8 * time.Millisecond)

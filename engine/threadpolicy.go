@@ -38,7 +38,8 @@ type ThreadPolicy struct {
 	// worker waiting its turn for a CPU can pass 10 ms without a yield,
 	// and sysmon's preemption of a locked goroutine is a hand-off between
 	// two threads (64 workers on 2 CPUs, oltp_read_only: 0.88 -> 1.06
-	// times sysbench's tps without the lock).
+	// times sysbench's tps without the lock; docs/performance.md, "Locked
+	// workers and the spare processor").
 	Locked bool
 	// Procs is GOMAXPROCS for the run: Threads, plus the spare P while
 	// Locked; 0 leaves GOMAXPROCS as it is. The run only raises it.
@@ -57,12 +58,12 @@ type ThreadPolicy struct {
 // Why: a worker on an OS thread of its own sleeps right after its write,
 // as a C client's thread does, so the kernel can run the server's thread
 // on the same CPU; on the poller the writing thread goes on running other
-// goroutines, and the server's thread is woken on the other CPU. Tps
-// against sysbench's, poller -> own threads, 32 workers on 2 CPUs:
-// oltp_point_select 0.78 -> 0.92, oltp_read_only 0.85 -> 0.96; at 64
-// workers 0.74 -> 1.08 and 0.76 -> 0.95. Beyond, the scheduler's own work
-// (idle Ps searched, threads woken, a yield per worker every
-// lockedYieldEvery) grows with the number of Ps.
+// goroutines, and the server's thread is woken on the other CPU (32
+// workers of oltp_point_select on 2 CPUs: 0.78 -> 0.92 times sysbench's
+// tps, poller -> own threads; docs/performance.md, "Blocking sockets: a
+// worker owns an OS thread"). Beyond, the scheduler's own work (idle Ps
+// searched, threads woken, a yield per worker every lockedYieldEvery)
+// grows with the number of Ps.
 const osThreadWorkersPerCPU = 32
 
 // spareProcWorkersPerCPU bounds the spare P and ThreadPolicy.Locked: up to
@@ -72,9 +73,10 @@ const osThreadWorkersPerCPU = 32
 // reads the scheduler sees: the P of a worker in such a read is handed on
 // at once instead of by sysmon. With more workers, reads wait in raw calls
 // long enough to need no fallback (quickWaitMany), and an idle P only
-// costs. Tps against sysbench's on 2 CPUs, no spare P and 50 ms -> a
+// costs (tps against sysbench's on 2 CPUs, no spare P and 50 ms -> a
 // spare P and 5 ms: at 32 workers oltp_point_select 0.97 -> 1.24, at 64
-// workers 1.06 -> 0.93.
+// 1.06 -> 0.93; docs/performance.md, "Locked workers and the spare
+// processor").
 const spareProcWorkersPerCPU = 16
 
 // quickWait is how long a worker that owns its OS thread waits for an
@@ -87,8 +89,8 @@ const spareProcWorkersPerCPU = 16
 // ms each, and a fallback costs more: the runtime takes the waiting
 // worker's P away and wakes a thread to look for work for it. There the
 // wait is quickWaitMany (32 workers on 2 CPUs, oltp_read_only fell back
-// 0.3 times per transaction with 5 ms, 0.02 with 50 ms; tps against
-// sysbench's 0.79 -> 0.94).
+// 0.3 times per transaction with 5 ms, 0.02 with 50 ms;
+// docs/performance.md, "Blocking sockets: a worker owns an OS thread").
 const (
 	quickWait     = 5 * time.Millisecond
 	quickWaitMany = 50 * time.Millisecond

@@ -11,9 +11,9 @@ import (
 // the Lua 5.1 manual. gopher-lua calls math.Mod and corrects the sign
 // instead, which differs at the edges (1e17 % 3 is 1 where LuaJIT gives 0,
 // 1 % math.huge is 1 where LuaJIT gives nan, -0 % 5 is -0) and is slow:
-// math.Mod loops once per bit between the two exponents, about 100 ns for
-// `id % 4` with six-digit ids, a fifth of the time of an event that picks
-// a table that way ten times (../shared/bench/lua/oltp_like_event.lua).
+// math.Mod loops once per bit between the two exponents, a fifth of the
+// time of an event that picks a table with `id % n` ten times
+// (docs/performance.md, "The Lua engine").
 //
 // vmpatch.go installs luajitModulo in place of gopher-lua's OP_MOD
 // handler, under its version and layout checks.

@@ -140,7 +140,6 @@ var (
 	randDrawGaussian randDrawer = func(r *Rand) func(a, b uint32) uint32 { return r.Gaussian }
 	randDrawSpecial  randDrawer = func(r *Rand) func(a, b uint32) uint32 { return r.Special }
 	randDrawPareto   randDrawer = func(r *Rand) func(a, b uint32) uint32 { return r.Pareto }
-	randDrawZipfian  randDrawer = func(r *Rand) func(a, b uint32) uint32 { return r.Zipfian }
 	randDrawDefault  randDrawer = func(r *Rand) func(a, b uint32) uint32 { return r.Default }
 )
 

@@ -26,11 +26,11 @@ type bulkState struct {
 	// bulkSent is the buffer of the last INSERT sent, swapped with bulk at
 	// each flush: the statement goes to the driver as a string over the
 	// buffer, not a copy. Why: a fresh 512 KiB string per flush made
-	// prepare fault in new heap pages for most of its INSERTs (10 x 100 000
-	// rows: 21 800 page faults against sysbench's 1 400, a quarter of
-	// sbgo's client CPU). The buffer is reused only once its INSERT has
-	// returned; drivers keep no reference to a query after the call (see
-	// db.Conn.Query), and sqlFailure copies the one an error keeps.
+	// prepare fault in new heap pages for most of its INSERTs, a quarter
+	// of its client CPU (docs/performance.md, "prepare"). The buffer is
+	// reused only once its INSERT has returned; drivers keep no reference
+	// to a query after the call (see db.Conn.Query), and sqlFailure copies
+	// the one an error keeps.
 	bulkSent []byte
 
 	// bulkInFlight receives the outcome of the multi-row INSERT that the

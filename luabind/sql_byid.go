@@ -21,17 +21,15 @@ import lua "github.com/yuin/gopher-lua"
 // and a script that puts another statement there has to close the one it
 // replaces.
 //
-// Why: the two lookups per call, in each worker's own tables, missed the
-// cache at nearly every load with many workers: 7 % of the client's CPU
-// samples for oltp_point_select at 64 threads on 2 CPUs, where sysbench's
-// client CPU per transaction was as low as sbgo's.
+// Why keep the statement: the two lookups per call, in each worker's own
+// tables, missed the cache at nearly every load with many workers (7 % of
+// the client's CPU samples for oltp_point_select at 64 threads on 2 CPUs).
 //
-// Why: for oltp_point_select this function is the whole event, and in Go
-// it costs no interpreter frame, no call of rand.uniform through the
-// interpreter and no method lookup: with --mysql-dry-run at 1 thread,
-// 3.2-3.3 M point selects per second where the Lua function gave
-// 1.4-1.8 M; with the round trips, 2 and 8 threads on 2 CPUs, 1.3-1.8 µs
-// of user CPU per point select where it took 2.1-3.1 (sysbench 1.6-2.4).
+// Why in Go: for oltp_point_select this function is the whole event, and
+// in Go it costs no interpreter frame, no call of rand.uniform through the
+// interpreter and no method lookup: about twice the point selects per
+// second with --mysql-dry-run at 1 thread (docs/performance.md, "The
+// bundled workloads' loops in Go").
 func (st *state) sqlByIDRunner(L *lua.LState) int {
 	r := &byIDRunner{st: st, kind: L.CheckString(1), fallback: L.CheckFunction(2), ranged: L.OptBool(3, false)}
 	r.fn = L.NewFunction(r.run)

@@ -185,7 +185,8 @@ func (st *state) runEvents(L *lua.LState) int {
 		// oltp_point_select's, see sqlByIDRunner), which cannot have.
 		// Why: the lookup in each worker's own globals missed the cache
 		// at nearly every load with many workers, 4 % of the client's
-		// CPU samples at 64 threads of oltp_point_select on 2 CPUs.
+		// CPU samples at 64 threads of oltp_point_select on 2 CPUs
+		// (docs/performance.md, "The bundled workloads' loops in Go").
 		if st.ranNoLua == nil || lua.LValue(st.ranNoLua) != event {
 			event = globals.RawGetString("event")
 		}

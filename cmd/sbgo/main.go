@@ -419,21 +419,16 @@ const (
 
 // tuneGC sets how far the heap may grow past what is live before the
 // next collection, unless GOGC is set. A benchmark client allocates fast
-// and keeps little: with few workers (a few MB live) Go's default of
-// twice the live heap would collect many times a second, its write
-// barriers and preemption signals slowing the interpreter (a
-// single-threaded prepare spent about a quarter of its CPU there), so the
-// heap may grow to five times what is live. Up to 16 workers it may grow
-// to 64 MB however little is live (Go's smallest heap goal is 4 MB times
-// GOGC/100): each collection stops the world, and when the workers keep
-// every CPU busy, its stop waits for threads the kernel has descheduled
-// for milliseconds (a script building SQL strings at 2 threads on 2 CPUs
-// ran 110 collections in 4 s and lost about 8 % of its events to them;
-// with the 64 MB floor, 28). With thousands of workers
-// the workers' Lua states are nearly all of the heap and live for the
+// and keeps little, so with few workers Go's default pace would collect
+// many times a second: the heap may grow to five times what is live, and
+// up to 16 workers to at least 64 MB (Go's smallest heap goal is 4 MB
+// times GOGC/100), because each collection stops the world and the stop
+// waits for threads the kernel has put aside while the workers keep every
+// CPU busy (at 2 threads, 4 times fewer collections). With thousands of
+// workers the Lua states are nearly all of the heap and live for the
 // whole run, so memory is what is scarce: the heap grows by a quarter
-// only. A collection then costs a pass over all the states, but the
-// garbage per event is small and collections are seconds apart.
+// only; the garbage per event is small and collections stay seconds
+// apart (docs/performance.md, "The garbage collector").
 func tuneGC(threads int) {
 	if os.Getenv("GOGC") != "" {
 		return

@@ -35,22 +35,13 @@ const (
 // to 32 per CPU), the poller beyond.
 //
 // Why not blocking sockets at every thread count: beyond that the workers
-// share Go's processors, and a worker
-// blocked in read(2) keeps its processor until the runtime's sysmon takes
-// it back (20 µs or more), so only a few sessions have a query at the
-// server at any moment. Measured with 64 threads of oltp_point_select on
-// 2 CPUs: 1-14 statements running in MariaDB (Threads_running) against
-// sysbench's 20-64, and a latency distribution that is not the server's
-// (95th percentile 0.11 ms, maximum 623 ms; sysbench: 2.11 ms, 157 ms).
-// With the poller the server sees most of the workers' queries at once,
-// for more client CPU per query. Not all of them: on a machine the client
-// shares with the server, the answers that arrive while the client's
-// processors are busy wait for the client, not in the server's run queue
-// as with sysbench's one thread per session. Measured with
-// oltp_read_write on 2 CPUs, Threads_running averaged over 40 samples:
-// 13-14 at 32 threads (sysbench: 18-20), 26-30 at 64 (sysbench: 46-50),
-// with the same latency distribution (95th percentile 77-89 ms against
-// 79-91 ms at 32 threads, 180-200 ms against 177-204 ms at 64).
+// share Go's processors, and a worker blocked in read(2) keeps its
+// processor until the runtime's sysmon takes it back, so only a few
+// sessions have a query at the server at any moment (64 threads of
+// oltp_point_select on 2 CPUs: 1-14 statements running in MariaDB
+// against sysbench's 20-64). With the poller the server sees most of the
+// workers' queries at once, for more client CPU per query
+// (docs/performance.md, "The poller, beyond 32 threads per CPU").
 var ioModeOption = engine.Option{Name: "mysql-io-mode", Desc: sockconn.ModeHelp + "; go-sql-driver: the poller with " +
 	"go-sql-driver's own prepared statements (the fallback); auto: blocking up to 32 threads per CPU " +
 	"(each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}

@@ -10,12 +10,11 @@ import (
 // ioModeOption is --pgsql-io-mode: sessions on blocking sockets or on
 // Go's own connections (the network poller), or auto, the default:
 // blocking sockets (and workers that own OS threads) up to
-// autoBlockingPerCPU threads per CPU, the poller beyond. Measured side by
-// side with sysbench on 2 CPUs: with OS threads, blocking sockets bring
-// client CPU per oltp_read_only / oltp_read_write transaction from
-// 1.5-2x sysbench's down to 0.95-1.1x at 1 and 4 threads; at 8 and 16
-// threads the poller costs less (16 threads, oltp_read_only: 1.10x
-// against 1.46x with OS threads and blocking sockets).
+// autoBlockingPerCPU threads per CPU, the poller beyond. Why: blocking
+// sockets cost less client CPU per transaction at few threads, the
+// poller from 8 threads on 2 CPUs (16 threads of oltp_read_only: 1.10x
+// sysbench's on the poller, 1.46x on blocking sockets;
+// docs/performance.md, "PostgreSQL sessions").
 var ioModeOption = engine.Option{Name: "pgsql-io-mode", Desc: sockconn.ModeHelp + "; auto: blocking up to " +
 	"2 threads per CPU (each worker then owns an OS thread), poller beyond", Type: engine.ArgString, Default: engine.Default(modeAuto)}
 

@@ -20,14 +20,12 @@ import (
 // Why: the socket is non-blocking, so those calls never wait, and a
 // system call the runtime sees (entersyscall) wakes its sysmon thread
 // whenever every processor had gone idle, which for a client waiting on
-// a busy server is about every round trip; sysmon then polls every 20 µs
-// until the processors are idle again. Measured with 32 threads of
-// oltp_point_select against MariaDB on 2 CPUs, that was 0.26 futex
-// wakes, 0.26 futex sleeps and 0.28 nanosleeps per transaction, each with
-// a context switch or a timer interrupt, and with raw calls client CPU
-// per transaction fell by about a third. Deadlines, Close and the other
-// methods are the wrapped connection's; the callbacks are made once, so
-// that a call allocates nothing.
+// a busy server is about every round trip, and sysmon then polls until
+// the processors are idle again. With raw calls client CPU per
+// transaction fell by about a third at 32-64 threads
+// (docs/performance.md, "The poller, beyond 32 threads per CPU").
+// Deadlines, Close and the other methods are the wrapped connection's;
+// the callbacks are made once, so that a call allocates nothing.
 type PollerConn struct {
 	net.Conn
 	raw syscall.RawConn

@@ -52,8 +52,8 @@ func SetQuickWait(d time.Duration, locked bool) {
 // waits for many statements (64 workers on 2 CPUs, oltp_read_write: 1.3
 // signals per transaction, 0.86 with these yields). Only with a quick
 // wait longer than this: a shorter one falls back to a read the scheduler
-// sees before these yields would be due. docs/performance.md has the
-// measurements.
+// sees before these yields would be due (docs/performance.md, "Passes
+// through the scheduler").
 const quickYieldEvery = 5 * time.Millisecond
 
 // quickEpoch is the origin of Conn.quickYieldAt: time.Since reads the
@@ -109,7 +109,7 @@ func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 // buffer takes at once, so its write never has to wait; a raw call saves
 // the runtime's bookkeeping for a system call that may block (entersyscall
 // and exitsyscall, about 5 % of the client's user time per point select
-// at 1 thread). MSG_DONTWAIT keeps it from ever blocking, whatever the
+// at 1 thread; docs/performance.md, "The MySQL protocol"). MSG_DONTWAIT keeps it from ever blocking, whatever the
 // socket's mode; a bulk INSERT larger than the buffer sends its first part
 // here and the rest through Write's loop.
 func (c *Conn) quickWrite(b []byte) int {

@@ -26,7 +26,7 @@ func TestShortWrites(t *testing.T) {
 
 	// First check that raw write(2) calls do come back short here,
 	// otherwise the test proves nothing.
-	short := func(t *testing.T, write func(fd int, b []byte) (int, error)) (int, error, []byte) {
+	short := func(t *testing.T, write func(fd int, b []byte) (int, error)) (int, []byte, error) {
 		fds := smallSocketPair(t)
 		got := make(chan []byte, 1)
 		go func() {
@@ -48,13 +48,13 @@ func TestShortWrites(t *testing.T) {
 		n, err := write(fds[0], msg)
 		stop()
 		syscall.Shutdown(fds[0], syscall.SHUT_WR)
-		return n, err, <-got
+		return n, <-got, err
 	}
-	if n, err, _ := short(t, syscall.Write); err != nil || n == len(msg) {
+	if n, _, err := short(t, syscall.Write); err != nil || n == len(msg) {
 		t.Skipf("write(2) was not cut short (n=%d of %d, err=%v)", n, len(msg), err)
 	}
 
-	n, err, got := short(t, func(fd int, b []byte) (int, error) {
+	n, got, err := short(t, func(fd int, b []byte) (int, error) {
 		c := newConn(fd, "unix", &net.UnixAddr{Net: "unix"}, &net.UnixAddr{Net: "unix"})
 		return c.Write(b)
 	})
