@@ -370,6 +370,17 @@ func TestLatencyIsMeasured(t *testing.T) {
 			t.Errorf("%s latency %.2f ms for 2 ms events", field, v)
 		}
 	}
+	// min <= avg <= max, and none absurd: a timer that runs backwards or
+	// a minimum or maximum never updated breaks the order. (10 s is far
+	// above any 2 ms event on a loaded machine.)
+	var lat [3]float64
+	for i, field := range []string{"min", "avg", "max"} {
+		m := regexp.MustCompile(`(?m)^\s+` + field + `:\s+([0-9.]+)`).FindStringSubmatch(out)
+		lat[i], _ = strconv.ParseFloat(m[1], 64)
+	}
+	if !(lat[0] <= lat[1] && lat[1] <= lat[2] && lat[2] < 10000) {
+		t.Errorf("latency min/avg/max %v ms for 2 ms events:\n%s", lat, out)
+	}
 }
 
 // TestYieldWorkerThreadKeepsThread: a worker resumes on its OS thread
