@@ -197,12 +197,15 @@ func TestLegacyDBQueryCountsLikeSysbench(t *testing.T) {
 }
 
 // legacyCompareCounters runs a legacy script's run command (args end with
-// "run") under sysbench too and compares the counter blocks.
+// "run") under sysbench too and compares the counter blocks. Some of the
+// scripts' statements count as write or as other depending on the rows
+// they touched, which depends on each tool's random ids: only the sum of
+// the two is compared.
 func legacyCompareCounters(t *testing.T, sbgoOut string, args ...string) {
 	t.Helper()
 	if _, err := os.Stat(wlSysbench); err != nil {
 		return
 	}
 	sb := legacyRun(t, wlSysbench, args...)
-	sameCounters(t, fmt.Sprint(args), sb.stdout, sbgoOut)
+	sameCounters(t, fmt.Sprint(args), mergeWriteOther(t, sb.stdout), mergeWriteOther(t, sbgoOut))
 }
