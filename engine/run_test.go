@@ -365,6 +365,30 @@ func TestRateLimitsEvents(t *testing.T) {
 	}
 }
 
+// TestRateLatencyCountsFromArrival: with --rate, an event's latency runs
+// from its arrival, not from when a worker picks it up, so a run whose
+// workers fall behind reports the queueing (no coordinated omission).
+// Arrivals come at 400/s, the one worker manages 50/s: the n-th event
+// waits about n*17.5 ms, and the 50 events average some 450 ms against
+// 20 ms of work. Timed from the pick-up the average would be the 20 ms;
+// the bound of 5x sits far from both, and a slow machine only adds wait.
+func TestRateLatencyCountsFromArrival(t *testing.T) {
+	const work = 20 * time.Millisecond
+	w := &fakeWorkload{sleepy: work}
+	code, out := execute(t, Config{Threads: 1, Rate: 400, Events: 50}, w)
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	m := regexp.MustCompile(`avg:\s+([0-9.]+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no average latency in the report:\n%s", out)
+	}
+	avg, _ := strconv.ParseFloat(m[1], 64)
+	if bound := 5 * float64(work) / float64(time.Millisecond); avg < bound {
+		t.Errorf("average latency %.2f ms for %v events arriving faster than they run, want above %.0f ms: the queue wait is not counted\n%s", avg, work, bound, out)
+	}
+}
+
 func TestCheckpointsAndFinalReportAddUp(t *testing.T) {
 	w := &fakeWorkload{sleepy: time.Millisecond}
 	code, out := execute(t, Config{Threads: 2, Time: 400 * time.Millisecond,
@@ -428,6 +452,17 @@ func TestLatencyIsMeasured(t *testing.T) {
 		if v < 2*0.98 {
 			t.Errorf("%s latency %.2f ms for 2 ms events", field, v)
 		}
+	}
+	// min <= avg <= max, and none absurd: a timer that runs backwards or
+	// a minimum or maximum never updated breaks the order. (10 s is far
+	// above any 2 ms event on a loaded machine.)
+	var lat [3]float64
+	for i, field := range []string{"min", "avg", "max"} {
+		m := regexp.MustCompile(`(?m)^\s+` + field + `:\s+([0-9.]+)`).FindStringSubmatch(out)
+		lat[i], _ = strconv.ParseFloat(m[1], 64)
+	}
+	if !(lat[0] <= lat[1] && lat[1] <= lat[2] && lat[2] < 10000) {
+		t.Errorf("latency min/avg/max %v ms for 2 ms events:\n%s", lat, out)
 	}
 }
 

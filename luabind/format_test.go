@@ -33,57 +33,63 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%------5d|", 1)`, "1    |"},                                                            // repeated flags are fine
 		{`string.format("%99d|", 1)`, "                                                                                                  1|"}, // two-digit width
 		{`string.format("%.99d", 1)`, "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001"},  // two-digit precision
-		{`string.format("%i", 5)`, "5"},                                                                   // %i
-		{`string.format("%u", 5)`, "5"},                                                                   // %u
-		{`string.format("%u", -1)`, "18446744073709551615"},                                               // negative %u wraps
-		{`string.format("%u", -1.5)`, "18446744073709551615"},                                             // truncate then wrap
-		{`string.format("%u", 2^63)`, "9223372036854775808"},                                              // 2^63
-		{`string.format("%u", 2^64)`, "0"},                                                                // 2^64 wraps to 0
-		{`string.format("%u", 1e20)`, "9223372036854775808"},                                              // far out of range
-		{`string.format("%u", 1/0)`, "9223372036854775808"},                                               // infinity
-		{`string.format("%+u", 5)`, "5"},                                                                  // plus flag ignored for unsigned
-		{`string.format("%x|%X", 255, 255)`, "ff|FF"},                                                     // hex
-		{`string.format("%x", -1)`, "ffffffffffffffff"},                                                   // 64-bit two's complement
-		{`string.format("%x", -3.9)`, "fffffffffffffffd"},                                                 // truncate toward zero first
-		{`string.format("%x", 2^63)`, "8000000000000000"},                                                 // 2^63
-		{`string.format("%x", -2^63)`, "8000000000000000"},                                                // -2^63
-		{`string.format("%x", 0/0)`, "8000000000000000"},                                                  // NaN
-		{`string.format("%#x|%#X|%#x", 255, 255, 0)`, "0xff|0XFF|0"},                                      // alternate form, not for 0
-		{`string.format("%#010x", 255)`, "0x000000ff"},                                                    // zeros after the 0x
-		{`string.format("%.0x|%5.2x", 0, 1)`, "|   01"},                                                   // hex precision
-		{`string.format("%x", "ff")`, "error: bad argument #2 to 'format' (number expected, got string)"}, // %x does not read hex digits without 0x
-		{`string.format("%o|%o", 8, -1)`, "10|1777777777777777777777"},                                    // octal
-		{`string.format("%#o|%#o|%#.3o|%#5o|%.0o|%#.0o", 8, 0, 8, 8, 0, 0)`, "010|0|010|  010||0"},        // octal alternate form
-		{`string.format("%o", 2^63)`, "1000000000000000000000"},                                           // octal 2^63
-		{`string.format("%c", 65)`, "A"},                                                                  // character
-		{`string.format("%c", 256 + 65)`, "A"},                                                            // low byte
-		{`string.format("%c", 0)`, "\x00"},                                                                // NUL byte
-		{`string.format("%5c|%-3c|%05c", 65, 65, 65)`, "    A|A  |    A"},                                 // character width
-		{`string.format("%c", 65.7)`, "A"},                                                                // truncated
-		{`string.format("%c", "66")`, "B"},                                                                // numeric string
-		{`string.format("%c", -1)`, "\xff"},                                                               // byte 255
-		{`string.format("%e|%E", 12345.678, 12345.678)`, "1.234568e+04|1.234568E+04"},                     // exponent form
-		{`string.format("%.2e", 0)`, "0.00e+00"},                                                          // zero
-		{`string.format("%e", -0.0)`, "-0.000000e+00"},                                                    // negative zero
-		{`string.format("% e|%+.2e", 1, 1e-300)`, " 1.000000e+00|+1.00e-300"},                             // sign flags, three-digit exponent
-		{`string.format("%.0e|%#.0e", 15, 15)`, "2e+01|2.e+01"},                                           // no fraction, alternate form
-		{`string.format("%.0e|%.0e|%.0e", 25, 2.5, 9.5)`, "3e+01|3e+00|1e+01"},                            // ties round away from zero
-		{`string.format("%.1e|%.3e", 0.125, 1.0005)`, "1.3e-01|1.000e+00"},                                // tie, and a value just below one
-		{`string.format("%010.3e", -1.5)`, "-1.500e+00"},                                                  // zero padding after the sign
-		{`string.format("%f", 1/3)`, "0.333333"},                                                          // default precision
-		{`string.format("%.0f|%.0f|%.0f|%.0f", 0.5, 2.5, 3.5, -2.5)`, "1|3|4|-3"},                         // ties round away from zero
-		{`string.format("%.1f|%.2f|%.1f", 0.25, 0.125, 0.05)`, "0.3|0.13|0.1"},                            // fractional ties, and 0.05 which is above
-		{`string.format("%.2f", 1.005)`, "1.00"},                                                          // 1.005 is below the tie
-		{`string.format("%.0f", 0.49999999999999994)`, "0"},                                               // just below one half
-		{`string.format("%.0f", 1125899906842624.5)`, "1125899906842625"},                                 // tie where one unit in the last place is 0.25... and above
-		{`string.format("%.1f", 1125899906842624.25)`, "1125899906842624.3"},                              // tie with a coarse last place
-		{`string.format("%5.1f", "3.14")`, "  3.1"},                                                       // numeric string
-		{`string.format("%05.1f", -2.5)`, "-02.5"},                                                        // zero padding with sign
-		{`string.format("%#.0f", 15)`, "15."},                                                             // alternate form keeps the point
-		{`string.format("%+.0f", 0)`, "+0"},                                                               // plus flag
-		{`string.format("%.20f", 0.1)`, "0.10000000000000000555"},                                         // exact digits
-		{`string.format("%.0f", 1e22)`, "10000000000000000000000"},                                        // big integer
-		{`string.format("%.0f", 1e23)`, "99999999999999991611392"},                                        // nearest double of 1e23
+		{`string.format("%i", 5)`, "5"},                                                                                                     // %i
+		{`string.format("%u", 5)`, "5"},                                                                                                     // %u
+		{`string.format("%u", -1)`, "18446744073709551615"},                                                                                 // negative %u wraps
+		{`string.format("%u", -1.5)`, "18446744073709551615"},                                                                               // truncate then wrap
+		{`string.format("%u", 2^63)`, "9223372036854775808"},                                                                                // 2^63
+		{`string.format("%u", 2^64)`, "0"},                                                                                                  // 2^64 wraps to 0
+		{`string.format("%u", 1e20)`, "9223372036854775808"},                                                                                // far out of range
+		{`string.format("%u", 1/0)`, "9223372036854775808"},                                                                                 // infinity
+		{`string.format("%u|%x", 2^63+4096, 3*2^62)`, "9223372036854779904|c000000000000000"},                                               // between 2^63 and 2^64: wraps around 2^64
+		{`string.format("%u|%x", 2^64-2048, 2^64-2048)`, "18446744073709549568|fffffffffffff800"},                                           // the largest doubles below 2^64
+		{`string.format("%X|%o", 2^63+2^62+2^61, 2^63+4096)`, "E000000000000000|1000000000000000010000"},                                    // %X and %o wrap the same way
+		{`string.format("%u|%x", 2^63-1024, 2^63-1024)`, "9223372036854774784|7ffffffffffffc00"},                                            // just below 2^63: no wrap
+		{`string.format("%x|%u", 2^64+4096, -2^63-4096)`, "1000|9223372036854775808"},                                                       // above 2^64 wraps once; below -2^63 is out of range
+		{`string.format("%#x|%20u|%-20x|", 3*2^62, 2^63+2048, 2^63+2048)`, "0xc000000000000000| 9223372036854777856|8000000000000800    |"}, // flags and width on wrapped values
+		{`string.format("%+u", 5)`, "5"},                                                                                                    // plus flag ignored for unsigned
+		{`string.format("%x|%X", 255, 255)`, "ff|FF"},                                                                                       // hex
+		{`string.format("%x", -1)`, "ffffffffffffffff"},                                                                                     // 64-bit two's complement
+		{`string.format("%x", -3.9)`, "fffffffffffffffd"},                                                                                   // truncate toward zero first
+		{`string.format("%x", 2^63)`, "8000000000000000"},                                                                                   // 2^63
+		{`string.format("%x", -2^63)`, "8000000000000000"},                                                                                  // -2^63
+		{`string.format("%x", 0/0)`, "8000000000000000"},                                                                                    // NaN
+		{`string.format("%#x|%#X|%#x", 255, 255, 0)`, "0xff|0XFF|0"},                                                                        // alternate form, not for 0
+		{`string.format("%#010x", 255)`, "0x000000ff"},                                                                                      // zeros after the 0x
+		{`string.format("%.0x|%5.2x", 0, 1)`, "|   01"},                                                                                     // hex precision
+		{`string.format("%x", "ff")`, "error: bad argument #2 to 'format' (number expected, got string)"},                                   // %x does not read hex digits without 0x
+		{`string.format("%o|%o", 8, -1)`, "10|1777777777777777777777"},                                                                      // octal
+		{`string.format("%#o|%#o|%#.3o|%#5o|%.0o|%#.0o", 8, 0, 8, 8, 0, 0)`, "010|0|010|  010||0"},                                          // octal alternate form
+		{`string.format("%o", 2^63)`, "1000000000000000000000"},                                                                             // octal 2^63
+		{`string.format("%c", 65)`, "A"},                                                                                                    // character
+		{`string.format("%c", 256 + 65)`, "A"},                                                                                              // low byte
+		{`string.format("%c", 0)`, "\x00"},                                                                                                  // NUL byte
+		{`string.format("%5c|%-3c|%05c", 65, 65, 65)`, "    A|A  |    A"},                                                                   // character width
+		{`string.format("%c", 65.7)`, "A"},                                                                                                  // truncated
+		{`string.format("%c", "66")`, "B"},                                                                                                  // numeric string
+		{`string.format("%c", -1)`, "\xff"},                                                                                                 // byte 255
+		{`string.format("%e|%E", 12345.678, 12345.678)`, "1.234568e+04|1.234568E+04"},                                                       // exponent form
+		{`string.format("%.2e", 0)`, "0.00e+00"},                                                                                            // zero
+		{`string.format("%e", -0.0)`, "-0.000000e+00"},                                                                                      // negative zero
+		{`string.format("% e|%+.2e", 1, 1e-300)`, " 1.000000e+00|+1.00e-300"},                                                               // sign flags, three-digit exponent
+		{`string.format("%.0e|%#.0e", 15, 15)`, "2e+01|2.e+01"},                                                                             // no fraction, alternate form
+		{`string.format("%.0e|%.0e|%.0e", 25, 2.5, 9.5)`, "3e+01|3e+00|1e+01"},                                                              // ties round away from zero
+		{`string.format("%.1e|%.3e", 0.125, 1.0005)`, "1.3e-01|1.000e+00"},                                                                  // tie, and a value just below one
+		{`string.format("%010.3e", -1.5)`, "-1.500e+00"},                                                                                    // zero padding after the sign
+		{`string.format("%f", 1/3)`, "0.333333"},                                                                                            // default precision
+		{`string.format("%.0f|%.0f|%.0f|%.0f", 0.5, 2.5, 3.5, -2.5)`, "1|3|4|-3"},                                                           // ties round away from zero
+		{`string.format("%.1f|%.2f|%.1f", 0.25, 0.125, 0.05)`, "0.3|0.13|0.1"},                                                              // fractional ties, and 0.05 which is above
+		{`string.format("%.2f", 1.005)`, "1.00"},                                                                                            // 1.005 is below the tie
+		{`string.format("%.0f", 0.49999999999999994)`, "0"},                                                                                 // just below one half
+		{`string.format("%.0f", 1125899906842624.5)`, "1125899906842625"},                                                                   // tie where one unit in the last place is 0.25... and above
+		{`string.format("%.1f", 1125899906842624.25)`, "1125899906842624.3"},                                                                // tie with a coarse last place
+		{`string.format("%5.1f", "3.14")`, "  3.1"},                                                                                         // numeric string
+		{`string.format("%05.1f", -2.5)`, "-02.5"},                                                                                          // zero padding with sign
+		{`string.format("%#.0f", 15)`, "15."},                                                                                               // alternate form keeps the point
+		{`string.format("%+.0f", 0)`, "+0"},                                                                                                 // plus flag
+		{`string.format("%.20f", 0.1)`, "0.10000000000000000555"},                                                                           // exact digits
+		{`string.format("%.0f", 1e22)`, "10000000000000000000000"},                                                                          // big integer
+		{`string.format("%.0f", 1e23)`, "99999999999999991611392"},                                                                          // nearest double of 1e23
 		{`string.format("%f", 1e300)`, "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160.000000"}, // very long
 		{`string.format("%F", 1)`, "1.000000"},                                                                             // %F
 		{`string.format("%f|%f|%f", 1/0, -1/0, 0/0)`, "inf|-inf|nan"},                                                      // inf and nan

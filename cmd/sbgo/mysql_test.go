@@ -254,25 +254,6 @@ func TestMySQLServerGoneEndsRun(t *testing.T) {
 	}
 }
 
-// comCounters reads the server's statement counters (SHOW GLOBAL STATUS).
-func comCounters(t *testing.T, admin *sql.DB) map[string]int64 {
-	t.Helper()
-	rows, err := admin.Query("SHOW GLOBAL STATUS LIKE 'Com\\_%'")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var v int64
-		if err := rows.Scan(&name, &v); err == nil {
-			out[name] = v
-		}
-	}
-	return out
-}
-
 // TestMySQLPipelinedBulkInsert: outside the run command a bulk INSERT is
 // sent while the next one is built. Every row arrives and holds what it
 // was given (no buffer is reused while its INSERT is sent), an operation
