@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -173,6 +174,13 @@ func (e *Events) Stopping() bool { return e.run.stopping.Load() }
 
 // Done is closed when the run stops starting events.
 func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
+
+// Context is the run's context, which the bindings pass to every database
+// call: it is cancelled when the run abandons the work in flight (a
+// forced shutdown, a second interrupt, the end of Run.Execute), not when
+// it merely stops starting events (Done). It is made once per run, so a
+// binding may keep it for the worker's life.
+func (e *Events) Context() context.Context { return e.run.ctx }
 
 // lockedYieldEvery is how often a worker that owns its OS thread passes
 // through the scheduler of its own accord (see Events.Count): just within
