@@ -206,7 +206,7 @@ func (r *Run) Execute(w Workload) int {
 	r.workload = w
 	main, _ := w.(MainState)
 	if main != nil {
-		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0)}
+		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0), ctx: r.ctx}
 		if err := main.Init(ev); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
 			return ExitFailed
@@ -334,6 +334,7 @@ func (r *Run) startWorkers(w Workload) *workerGroup {
 	g.joined.Add(r.cfg.Threads)
 	for i := 0; i < r.cfg.Threads; i++ {
 		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
+		ev.ctx, ev.cancel = context.WithCancel(r.ctx)
 		go r.worker(w, ev, &g.ready, &g.joined, g.released, &g.initFailed)
 	}
 	return g
@@ -527,6 +528,7 @@ func (r *Run) exitCode() int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
+	defer ev.cancel()
 	if p := r.cfg.ThreadPolicy; p.OwnThreads {
 		if ev.locked = p.Locked; ev.locked {
 			runtime.LockOSThread()
