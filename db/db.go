@@ -8,16 +8,24 @@
 // fetches rows (all of sysbench's OLTP reads) costs no row buffering.
 //
 // Contexts: every call that may wait for the server takes a ctx, which
-// bounds that wait and nothing else. A driver stops waiting once ctx is
-// done and returns an error; the session may then be lost (the MySQL
-// paths close its socket, as go-sql-driver does; pgx stops the wait as its
-// context watcher does), so the caller reconnects or closes it. A ctx
-// that can never be done (context.Background) must cost nothing per
-// call: it is the per-event path. Today the Lua bindings pass
-// context.Background to every call (connects included), so an
-// interrupted run waits for the statements in flight to end;
-// a caller that has a run's deadline or forced-shutdown context passes
-// that one instead, and the drivers need no change for it.
+// bounds that wait and nothing else. In a run, the Lua bindings pass the
+// worker's run context (engine.Events.Context), cancelled when the run
+// abandons the work in flight (a forced shutdown, a second interrupt);
+// elsewhere a background one. Connects get a bounded child of it. The
+// contract, for every method below that takes a ctx:
+//   - once ctx is done, the call returns promptly with an error of the
+//     lost-connection kind (Kind Reconnect for MySQL's 2013; PostgreSQL
+//     reports its query-cancelled state), even while the server has not
+//     answered;
+//   - the session is then unusable until Conn.Reconnect or Conn.Close
+//     (the MySQL paths close its socket, as go-sql-driver does; pgx
+//     cancels the query and may close the session);
+//   - a driver keeps no reference to ctx once the call has returned
+//     (Connect's ctx included: the session outlives it).
+//
+// A ctx that can never be done (context.Background) must cost nothing per
+// call. A cancellable one may cost a registration per call (a watch on the
+// socket); docs/performance.md has the figures.
 //
 // Optional capabilities are optional interfaces:
 //   - MoreResults: a Conn that can step through multi-statement results.
@@ -114,7 +122,8 @@ type Result struct {
 // are the per-event path: they must not allocate more than the driver
 // needs.
 type Conn interface {
-	// Query runs query as it is. A driver keeps no reference to query
+	// Query runs query as it is; ctx bounds the wait (see the package
+	// doc). A driver keeps no reference to query
 	// (nor to any part of it, errors included) once Query has returned:
 	// callers may pass a view of a buffer they reuse next (bulk inserts
 	// do).
@@ -124,12 +133,14 @@ type Conn interface {
 	// that needs them takes them from the first Execute's values.
 	Prepare(ctx context.Context, query string, params []ParamType) (Stmt, error)
 	// Reconnect closes the session and opens a new one with the same
-	// parameters; prepared statements of the old session are gone.
+	// parameters; prepared statements of the old session are gone. ctx
+	// bounds the new session's connect only.
 	Reconnect(ctx context.Context) error
 	Close() error
 }
 
-// Stmt is a prepared statement of one Conn.
+// Stmt is a prepared statement of one Conn. Execute's ctx bounds the wait
+// as Conn.Query's does, and its cancellation loses the Conn's session.
 type Stmt interface {
 	Execute(ctx context.Context, args []Value) (Result, error)
 	Close() error
@@ -176,7 +187,8 @@ type MoreResults interface {
 	NextResult(ctx context.Context) (res Result, ok bool, err error)
 }
 
-// Driver opens sessions with its options.
+// Driver opens sessions with its options. Connect's ctx bounds the connect
+// and handshake only; the session does not watch it afterwards.
 type Driver interface {
 	Name() string
 	Connect(ctx context.Context) (Conn, error)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -75,6 +76,9 @@ type Events struct {
 	// locked tells whether that worker is locked to its thread
 	// (runtime.LockOSThread, see ThreadPolicy.Locked).
 	locked bool
+	// ctx is the worker's own child of the run's context (see Context).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // clockBase anchors now: time.Since reads only the monotonic clock (one
@@ -173,6 +177,15 @@ func (e *Events) Stopping() bool { return e.run.stopping.Load() }
 
 // Done is closed when the run stops starting events.
 func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
+
+// Context is the run's context, which the bindings pass to every database
+// call: it is cancelled when the run abandons the work in flight (a
+// forced shutdown, a second interrupt, the end of Run.Execute), not when
+// it merely stops starting events (Done). Each worker has a child of its
+// own, made once, so a binding may keep it for the worker's life, and a
+// driver that registers on it per call (context.AfterFunc) takes no lock
+// another worker takes.
+func (e *Events) Context() context.Context { return e.ctx }
 
 // lockedYieldEvery is how often a worker that owns its OS thread passes
 // through the scheduler of its own accord (see Events.Count): just within

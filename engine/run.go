@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -112,6 +113,11 @@ type Run struct {
 	stopCh   chan struct{}
 	stopOnce sync.Once
 
+	// ctx is the run's context (Events.Context), cancelled by abandon
+	// when the run gives up on the work in flight.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	failed      atomic.Bool  // a worker failed: exit 1
 	interrupted atomic.Bool  // Interrupt was called
 	reason      atomic.Value // string: why the run stopped early
@@ -134,6 +140,7 @@ func NewRun(cfg Config, log *Logger) *Run {
 		stopCh:      make(chan struct{}),
 		workersDone: make(chan struct{}),
 	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.threads = make([]*threadStats, cfg.Threads)
 	for i := range r.threads {
 		r.threads[i] = newThreadStats()
@@ -165,19 +172,41 @@ func (r *Run) stop(reason string) {
 }
 
 // Interrupt stops the run early (the first SIGINT): workers finish their
-// current event, and the report printed is marked incomplete.
+// current event, and the report printed is marked incomplete. A second
+// Interrupt abandons the events in flight (see abandon).
 func (r *Run) Interrupt() {
-	r.interrupted.Store(true)
+	if r.interrupted.Swap(true) {
+		r.abandon()
+		return
+	}
 	r.stop("interrupted")
 }
 
+// abandon gives up on the work in flight: it cancels the run's context,
+// so that the database calls the workers are waiting in return at once
+// with an error and the workers end without running another event nor
+// thread_done. The first interrupt and the --time limit do not abandon:
+// as in sysbench, the current event finishes.
+func (r *Run) abandon() {
+	r.stop("")
+	r.cancel()
+}
+
+// abandoned reports whether abandon was called.
+func (r *Run) abandoned() bool { return r.ctx.Err() != nil }
+
 // Execute runs the workload and prints the run-mode block, the reports and
 // any fatal messages through the logger. It returns the process exit code.
+//
+// Once it returns, the run's context is cancelled: after a forced shutdown
+// or a thread_init timeout, workers still inside a database call stop
+// waiting.
 func (r *Run) Execute(w Workload) int {
+	defer r.abandon()
 	r.workload = w
 	main, _ := w.(MainState)
 	if main != nil {
-		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0)}
+		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0), ctx: r.ctx}
 		if err := main.Init(ev); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
 			return ExitFailed
@@ -305,6 +334,7 @@ func (r *Run) startWorkers(w Workload) *workerGroup {
 	g.joined.Add(r.cfg.Threads)
 	for i := 0; i < r.cfg.Threads; i++ {
 		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
+		ev.ctx, ev.cancel = context.WithCancel(r.ctx)
 		go r.worker(w, ev, &g.ready, &g.joined, g.released, &g.initFailed)
 	}
 	return g
@@ -498,6 +528,7 @@ func (r *Run) exitCode() int {
 // thread_done.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
+	defer ev.cancel()
 	if p := r.cfg.ThreadPolicy; p.OwnThreads {
 		if ev.locked = p.Locked; ev.locked {
 			runtime.LockOSThread()
@@ -527,7 +558,12 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 	}
 	defer r.running.Add(-1)
 	defer th.Close()
-	if err := th.Run(); err != nil {
+	err = th.Run()
+	if r.abandoned() {
+		// What failed was the call the run gave up on: nothing to report.
+		return
+	}
+	if err != nil {
 		r.log.Logf(LevelFatal, "%s", err)
 		r.failed.Store(true)
 		r.stop(firstLine(err.Error()))
@@ -841,7 +877,9 @@ func (r *Run) threadTimers() []ThreadTimer {
 // process is to exit with code 2 while those workers are still busy. As in
 // sysbench, no histogram is printed, and the unfinished-events lines come
 // between the SQL block and the general statistics (or not at all when a
-// report_cumulative hook replaces the report).
+// report_cumulative hook replaces the report). Execute abandons the
+// workers once the report is out, so that what they do then (a statement
+// failing, a reconnect) cannot change its numbers.
 func (r *Run) forcedShutdown(hooks ReportHooks, hasHook bool) int {
 	r.stop("forced shutdown")
 	r.log.Logf(LevelFatal, "The --max-time limit has expired, forcing shutdown...")

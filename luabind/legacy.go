@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"context"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"sbgo/db"
@@ -170,8 +168,9 @@ func (st *state) legacyConn(L *lua.LState) *luaConn {
 	}
 	st.script.sqlMode.Store(true)
 	L.SetGlobal("db_driver", lua.LString(name))
-	conn, err := drv.Connect(st.connectContext())
+	conn, err := st.connect(drv)
 	if err != nil {
+		st.abandonedError(L, err)
 		st.logConnectError(drv, err)
 		L.RaiseError("Failed to connect to the database")
 	}
@@ -200,7 +199,7 @@ func (st *state) dbDisconnect(L *lua.LState) int {
 func (st *state) dbQuery(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	res, err := c.settle(L).Query(context.Background(), query)
+	res, err := c.settle(L).Query(st.ctx, query)
 	if err != nil {
 		st.legacyError(L, c, err, query, false, "db_query() failed")
 	}
@@ -254,8 +253,9 @@ func (st *state) dbBulkDone(L *lua.LState) int {
 func (st *state) dbPrepare(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	stmt, err := c.settle(L).Prepare(context.Background(), query, nil)
+	stmt, err := c.settle(L).Prepare(st.ctx, query, nil)
 	if err != nil {
+		st.abandonedError(L, err)
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("db_prepare() failed")
 	}
@@ -336,7 +336,7 @@ func (st *state) dbExecute(L *lua.LState) int {
 			s.args = append(s.args, a)
 		}
 	}
-	res, err := s.stmt.settle(L).Execute(context.Background(), s.args)
+	res, err := s.stmt.settle(L).Execute(st.ctx, s.args)
 	out := &legacyResult{conn: c}
 	if err != nil {
 		desc, e, ignorable := st.sqlFailure(L, c, err, s.stmt.query, true)

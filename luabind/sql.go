@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -200,8 +201,9 @@ func drvName(L *lua.LState) int {
 // drvConnect is drv:connect(): a new, separate server session.
 func (st *state) drvConnect(L *lua.LState) int {
 	d := checkDriver(L)
-	conn, err := d.drv.Connect(st.connectContext())
+	conn, err := st.connect(d.drv)
 	if err != nil {
+		st.abandonedError(L, err)
 		st.logConnectError(d.drv, err)
 		L.RaiseError("connection creation failed")
 	}
@@ -209,7 +211,20 @@ func (st *state) drvConnect(L *lua.LState) int {
 	return 1
 }
 
-// connectContext bounds a connection attempt.
-func (st *state) connectContext() context.Context {
-	return context.Background()
+// connectTimeout bounds one connection attempt (a connect, or one
+// attempt of a reconnect), so that a server that never answers cannot
+// hold a worker for ever; the drivers set no such bound of their own.
+const connectTimeout = time.Minute
+
+// connectContext is the context of one connection attempt: the state's,
+// bounded by connectTimeout.
+func (st *state) connectContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(st.ctx, connectTimeout)
+}
+
+// connect opens a session of drv.
+func (st *state) connect(drv db.Driver) (db.Conn, error) {
+	ctx, cancel := st.connectContext()
+	defer cancel()
+	return drv.Connect(ctx)
 }

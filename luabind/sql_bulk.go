@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"strconv"
 	"unsafe"
 
@@ -156,8 +155,9 @@ func (c *luaConn) flushBulk(L *lua.LState, last bool) {
 	c.release()
 	done := make(chan bulkOutcome, 1)
 	c.bulkInFlight = done
+	ctx := c.st.ctx
 	go func() {
-		res, err := conn.Query(context.Background(), query)
+		res, err := conn.Query(ctx, query)
 		if err == nil && res.Rows != nil {
 			res.Rows.Close()
 			res.Rows = nil

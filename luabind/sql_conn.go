@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -139,7 +138,7 @@ func (st *state) count(res db.Result) {
 // run executes query as a text statement, counts it and pushes its
 // result object (or nil); errors follow sysbench's check_error.
 func (c *luaConn) run(L *lua.LState, query string) *luaResult {
-	res, err := c.settle(L).Query(context.Background(), query)
+	res, err := c.settle(L).Query(c.st.ctx, query)
 	if err != nil {
 		c.st.sqlError(L, c, err, query, false)
 	}
@@ -227,6 +226,7 @@ func (st *state) conReconnect(L *lua.LState) int {
 	c.discardBulk()
 	c.release()
 	if err := st.reconnect(c); err != nil {
+		st.abandonedError(L, err)
 		st.logConnectError(c.drv, err)
 		L.RaiseError("SQL API error")
 	}
@@ -238,30 +238,42 @@ func (st *state) conReconnect(L *lua.LState) int {
 }
 
 // reconnect reopens c's session, retrying with back-off until it
-// succeeds, the run stops, or (outside a run) a minute has passed.
+// succeeds, the run stops, the state's context ends, or (outside a run) a
+// minute has passed.
 func (st *state) reconnect(c *luaConn) error {
 	c.stmts = nil // statements of the old session are gone
 	delay := time.Millisecond
 	deadline := time.Now().Add(time.Minute)
+	var stopped <-chan struct{} // nil outside a run: never ready
+	if st.ev != nil {
+		stopped = st.ev.Done()
+	}
 	for {
-		err := c.idleConn().Reconnect(context.Background())
+		err := st.reconnectOnce(c)
 		if err == nil {
 			return nil
 		}
 		if st.ev != nil && st.ev.Stopping() || st.ev == nil && time.Now().After(deadline) {
 			return err
 		}
-		if st.ev != nil {
-			select {
-			case <-st.ev.Done():
-				return err
-			case <-time.After(delay):
-			}
-		} else {
-			time.Sleep(delay)
+		t := time.NewTimer(delay)
+		select {
+		case <-stopped:
+		case <-st.ctx.Done():
+		case <-t.C:
+			delay = min(delay*2, time.Second)
+			continue
 		}
-		delay = min(delay*2, time.Second)
+		t.Stop()
+		return err
 	}
+}
+
+// reconnectOnce is one attempt of reconnect, bounded as a connect is.
+func (st *state) reconnectOnce(c *luaConn) error {
+	ctx, cancel := st.connectContext()
+	defer cancel()
+	return c.idleConn().Reconnect(ctx)
 }
 
 // conMoreResults is con:more_results() (sysbench master).
@@ -287,7 +299,7 @@ func (st *state) conNextResult(L *lua.LState) int {
 		c.cur.closed = true
 		c.cur = nil
 	}
-	res, ok, err := mr.NextResult(context.Background())
+	res, ok, err := mr.NextResult(st.ctx)
 	if err != nil {
 		st.sqlError(L, c, err, "", false)
 	}

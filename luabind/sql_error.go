@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -57,10 +56,23 @@ func (st *state) sqlError(L *lua.LState, c *luaConn, err error, query string, pr
 	st.restartEvent(L, c, e, desc)
 }
 
+// abandonedError raises err as it is, unlogged and uncounted, when the
+// state's context has ended: the run gave up on the call (engine
+// Events.Context), so the event must neither restart (the restart would
+// fail at once, for ever) nor reach the sql_error_ignorable hook, and the
+// worker ends with the error, which the engine does not report. It
+// returns otherwise.
+func (st *state) abandonedError(L *lua.LState, err error) {
+	if st.ctx.Err() != nil {
+		L.RaiseError("%s: %s", st.ctx.Err(), err)
+	}
+}
+
 // sqlFailure counts a failed call (an error, or a reconnect for a lost
 // connection), builds sysbench's error descriptor (also the global
 // errdesc) and decides whether the error is ignorable.
 func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
+	st.abandonedError(L, err)
 	e := db.AsError(err)
 	if st.ev != nil {
 		if e.Kind == db.Reconnect {
@@ -118,7 +130,7 @@ func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.
 		}
 	} else {
 		// Not counted: it is sbgo's own clean-up, not the script's.
-		c.driverConn(L).Query(context.Background(), "ROLLBACK")
+		c.driverConn(L).Query(st.ctx, "ROLLBACK")
 		c.release()
 	}
 	desc.RawSetString("errcode", lua.LNumber(1))

@@ -1,8 +1,6 @@
 package luabind
 
 import (
-	"context"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"sbgo/db"
@@ -61,8 +59,9 @@ const (
 func (st *state) conPrepare(L *lua.LState) int {
 	c := st.checkConn(L)
 	query := L.CheckString(2)
-	stmt, err := c.settle(L).Prepare(context.Background(), query, nil)
+	stmt, err := c.settle(L).Prepare(st.ctx, query, nil)
 	if err != nil {
+		st.abandonedError(L, err)
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("SQL API error")
 	}
@@ -137,7 +136,8 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 		for i, p := range s.bound {
 			types[i] = p.val.Type
 		}
-		if err := tb.BindTypes(context.Background(), types); err != nil {
+		if err := tb.BindTypes(st.ctx, types); err != nil {
+			st.abandonedError(L, err)
 			st.logPrepareError(s.conn, db.AsError(err), s.query)
 			L.Push(lua.LNumber(1))
 			return 1
@@ -176,7 +176,7 @@ func (st *state) execStmt(L *lua.LState, s *luaStmt) db.Result {
 	for i, p := range s.bound {
 		s.args[i] = p.val
 	}
-	res, err := s.settle(L).Execute(context.Background(), s.args)
+	res, err := s.settle(L).Execute(st.ctx, s.args)
 	if err != nil {
 		st.sqlError(L, c, err, s.query, true)
 	}

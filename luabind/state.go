@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,11 @@ type state struct {
 	script *Script
 	tid    int
 	ev     *engine.Events // nil outside run workers
-	rand   *Rand
+	// ctx is passed to every database call: the run's context in a run
+	// worker (engine.Events.Context), a background context elsewhere
+	// (prepare, cleanup, commands, the main state's init and done).
+	ctx  context.Context
+	rand *Rand
 	// threadRun is the built-in thread_run; when the script has not
 	// replaced it, the event loop runs in Go without a Lua frame around it.
 	threadRun *lua.LFunction
@@ -137,7 +142,10 @@ func (s *Script) newState(tid int, ev *engine.Events, r *Rand) *state {
 	opts := luaOptions
 	opts.SkipOpenLibs = true
 	L := lua.NewState(opts)
-	st := &state{L: L, script: s, tid: tid, ev: ev, rand: r}
+	st := &state{L: L, script: s, tid: tid, ev: ev, rand: r, ctx: context.Background()}
+	if ev != nil {
+		st.ctx = ev.Context()
+	}
 	libs := libAll
 	if s.main != nil {
 		libs = s.finder.cache.libs() | s.protoLibs

@@ -10,6 +10,10 @@
 // statement no rule answers returns no result set and changes nothing.
 // An error of kind db.Reconnect loses the session: every later call on
 // the connection fails the same way until it reconnects.
+// The driver honours ctx as db's contract asks: a call held by a Delay or
+// a Block returns as soon as its ctx is done, with a lost connection
+// (2013, db.Reconnect), and Connect and Reconnect fail that way on a ctx
+// already done.
 //
 // The Server logs every call (connect, query, prepare, bind, execute,
 // statement close, next result, reconnect, close) with its bound values;

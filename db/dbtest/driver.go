@@ -58,6 +58,9 @@ type driver struct{ srv *Server }
 func (d *driver) Name() string { return Name }
 
 func (d *driver) Connect(ctx context.Context) (db.Conn, error) {
+	if ctx.Err() != nil {
+		return nil, cancelled(ctx)
+	}
 	id, err := d.srv.connect(0, OpConnect)
 	if err != nil {
 		return nil, err
@@ -121,7 +124,10 @@ func (c *conn) run(ctx context.Context, call Call) (db.Result, error) {
 		return db.Result{}, err
 	}
 	r := c.srv.reply(call, false)
-	wait(ctx, r)
+	if !wait(ctx, r) {
+		c.lost = cancelled(ctx)
+		return db.Result{}, c.lost
+	}
 	c.pending = r.More
 	return c.result(r)
 }
@@ -139,25 +145,35 @@ func (c *conn) result(r Reply) (db.Result, error) {
 	return db.Result{Rows: newRows(c, r)}, nil
 }
 
-// wait holds a call for r's Delay and until r's Block is closed, or
-// until ctx is done.
-func wait(ctx context.Context, r Reply) {
+// wait holds a call for r's Delay and until r's Block is closed. It
+// returns false when ctx is done first: the call stops waiting and, as
+// with a real driver, the session is lost (see cancelled).
+func wait(ctx context.Context, r Reply) bool {
 	if r.Block != nil {
 		select {
 		case <-r.Block:
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
 	if r.Delay <= 0 {
-		return
+		return true
 	}
 	t := time.NewTimer(r.Delay)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
 	case <-ctx.Done():
+		return false
 	}
+}
+
+// cancelled is the error of a call whose ctx ended: a lost connection
+// (2013, as the MySQL driver reports it), which makes the session
+// unusable until Reconnect.
+func cancelled(ctx context.Context) *db.Error {
+	return Err(db.Reconnect, 2013, "dbtest: lost connection ("+ctx.Err().Error()+")")
 }
 
 func (c *conn) NextResult(ctx context.Context) (db.Result, bool, error) {
@@ -183,7 +199,10 @@ func (c *conn) Prepare(ctx context.Context, query string, params []db.ParamType)
 		return nil, err
 	}
 	r := c.srv.reply(call, true)
-	wait(ctx, r)
+	if !wait(ctx, r) {
+		c.lost = cancelled(ctx)
+		return nil, c.lost
+	}
 	if r.Err != nil {
 		return nil, r.Err
 	}
@@ -193,6 +212,9 @@ func (c *conn) Prepare(ctx context.Context, query string, params []db.ParamType)
 func (c *conn) Reconnect(ctx context.Context) error {
 	c.enter(OpReconnect, "")
 	defer c.leave()
+	if ctx.Err() != nil {
+		return cancelled(ctx)
+	}
 	if _, err := c.srv.connect(c.id, OpReconnect); err != nil {
 		return err
 	}

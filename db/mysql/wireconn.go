@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"sync/atomic"
 
 	"sbgo/db"
 )
@@ -27,6 +28,14 @@ type wireConn struct {
 	// query's (text rows).
 	more        bool
 	textResults bool
+
+	// The watch of the context calls are made with (see watch): watched
+	// is the context, unwatch ends the watch, busy is true while a
+	// command waits for the server, idle clears it.
+	watched context.Context
+	unwatch func() bool
+	busy    atomic.Bool
+	idle    func() bool
 }
 
 var (
@@ -285,12 +294,46 @@ func (c *wireConn) drainResults() {
 // waits for the server, as go-sql-driver does: the blocked read then
 // fails and the session is lost. stop must be called when the command is
 // over; a context that cannot be cancelled costs nothing.
+//
+// Callers pass the same context call after call (a worker's run
+// context), so the watch is registered once per session and context, not
+// per command: a registration per command allocated. Between commands
+// the watch only notes the cancellation (busy is false), so that a
+// context cancelled while the session is idle does not close it. busy is
+// set before ctx.Err is read, and the context sets Err before it calls
+// the watch, so a cancellation is never missed by both.
 func (c *wireConn) watch(ctx context.Context) (stop func() bool) {
 	if ctx.Done() == nil {
 		return noStop
 	}
 	nc := c.w.nc
-	return context.AfterFunc(ctx, func() { nc.Close() })
+	if ctx != c.watched {
+		c.endWatch()
+		busy := &c.busy
+		c.watched = ctx
+		c.unwatch = context.AfterFunc(ctx, func() {
+			if busy.Load() {
+				nc.Close()
+			}
+		})
+		if c.idle == nil {
+			c.idle = func() bool { busy.Store(false); return true }
+		}
+	}
+	c.busy.Store(true)
+	if ctx.Err() != nil {
+		nc.Close()
+	}
+	return c.idle
+}
+
+// endWatch ends the watch of the last context, if any.
+func (c *wireConn) endWatch() {
+	if c.unwatch != nil {
+		c.unwatch()
+		c.unwatch, c.watched = nil, nil
+	}
+	c.busy.Store(false)
 }
 
 func noStop() bool { return false }
@@ -349,6 +392,7 @@ func (c *wireConn) Close() error {
 }
 
 func (c *wireConn) closeSession() {
+	c.endWatch()
 	if c.w != nil {
 		// Nothing more is read from it: the session may be broken.
 		c.w = nil
