@@ -26,7 +26,8 @@ type conn struct {
 	// server-side names.
 	stmtSeq uint64
 
-	rows rows // the current result set, reused by every statement
+	rows  rows  // the current result set, reused by every statement
+	watch watch // the context of the calls (see watch.go)
 }
 
 // session is the open session, or a lost-connection error.
@@ -37,13 +38,18 @@ func (c *conn) session() (*pgconn.PgConn, error) {
 	return c.pg.PgConn(), nil
 }
 
-// fail classifies err. After an ignorable error on a session that is
-// still open the transaction is rolled back, as sysbench's driver does,
-// so that the session is usable for the restarted event.
+// fail classifies err of a call made with ctx: a session lost because
+// ctx ended is abandoned (see watch.go). After an ignorable error on a
+// session that is still open the transaction is rolled back, as
+// sysbench's driver does, so that the session is usable for the
+// restarted event.
 func (c *conn) fail(ctx context.Context, pc *pgconn.PgConn, err error) error {
+	if pc.IsClosed() && ctx.Err() != nil {
+		return c.abandoned(ctx)
+	}
 	e := c.d.queryError(err, pc.IsClosed())
 	if e.Kind == db.Ignorable && !pc.IsClosed() && pc.TxStatus() != 'I' {
-		pc.Exec(ctx, "ROLLBACK").Close()
+		pc.Exec(context.Background(), "ROLLBACK").Close()
 	}
 	return e
 }
@@ -56,11 +62,12 @@ func (c *conn) fail(ctx context.Context, pc *pgconn.PgConn, err error) error {
 // row count.
 func (c *conn) Query(ctx context.Context, query string) (db.Result, error) {
 	c.rows.Close()
-	pc, err := c.session()
+	pc, err := c.begin(ctx)
 	if err != nil {
 		return db.Result{}, err
 	}
-	mrr := pc.Exec(ctx, query)
+	defer c.idle()
+	mrr := pc.Exec(context.Background(), query)
 	var res db.Result
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()
@@ -133,6 +140,7 @@ func (c *conn) Reconnect(ctx context.Context) error {
 const closeTimeout = 5 * time.Second
 
 func (c *conn) closeSession() {
+	c.endWatch()
 	c.rows.Close()
 	if c.pg == nil {
 		return

@@ -18,6 +18,9 @@
 //     the server sent a more precise one) or 57P01 when the server shut
 //     the session down; when that state is listed the error asks for a
 //     reconnect. sysbench crashes there instead.
+//   - A call whose context ends (a forced shutdown) closes the session's
+//     socket and fails as a lost connection (08006); the server is asked
+//     to cancel the statement (watch.go).
 //   - Results of text queries are read completely before Query returns,
 //     as libpq's PQexec does, into a buffer the connection reuses: an
 //     error that the server reports after the row description (a
@@ -300,9 +303,10 @@ const cancelGrace = 2 * time.Second
 
 // prepareConfig sets what every session needs: notices and notifications
 // dropped (sysbench silences notices), a FATAL or PANIC error from the
-// server closing the session (whatever the server's language), and a
-// cancelled context cancelling the query on the server, so the session
-// survives it.
+// server closing the session (whatever the server's language), and the
+// bounded contexts of the driver's own goodbyes (closing a session or a
+// statement) cancelling the request on the server, not the session. The
+// calls of scripts give pgx no context to watch: see watch.go.
 func prepareConfig(cfg *pgx.ConnConfig) {
 	cfg.OnNotice = nil
 	cfg.OnNotification = func(*pgconn.PgConn, *pgconn.Notification) {}

@@ -531,20 +531,6 @@ func TestClosedConn(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
-	c := connect(t, testDriver(t, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	_, err := c.Query(ctx, "SELECT pg_sleep(10)")
-	// The server cancels the query and the session survives.
-	if e := asDBError(t, err); e.State != "57014" || e.Kind != db.Fatal {
-		t.Errorf("cancelled query: %+v; want 57014", e)
-	}
-	if got := rowsText(text(t, mustQuery(t, c, "SELECT 1"))); got != "1" {
-		t.Errorf("after the cancel: %s", got)
-	}
-}
-
 func TestPrepared(t *testing.T) {
 	c := connect(t, testDriver(t, nil))
 	tbl := testTable(t, c, 5)

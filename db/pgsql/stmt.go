@@ -56,11 +56,17 @@ func (s *stmt) NumParams() int { return s.nparams }
 // types. A failed attempt leaves the statement unprepared, under a new
 // name, so that the next Execute tries again.
 func (s *stmt) prepare(ctx context.Context, oids []uint32) error {
-	pc, err := s.c.session()
+	pc, err := s.c.begin(ctx)
 	if err != nil {
 		return err
 	}
-	desc, err := pc.Prepare(ctx, s.c.nextStmtName(), s.sql, oids)
+	defer s.c.idle()
+	return s.prepareOn(ctx, pc, oids)
+}
+
+// prepareOn is prepare on pc, a session already begun with ctx.
+func (s *stmt) prepareOn(ctx context.Context, pc *pgconn.PgConn, oids []uint32) error {
+	desc, err := pc.Prepare(context.Background(), s.c.nextStmtName(), s.sql, oids)
 	if err != nil {
 		return s.c.fail(ctx, pc, err)
 	}
@@ -68,9 +74,6 @@ func (s *stmt) prepare(ctx context.Context, oids []uint32) error {
 	return nil
 }
 
-// Execute runs the statement with args, sent as text (integers in
-// decimal, doubles in the shortest form that reads back the same), and
-// reads its result as text.
 // BindTypes prepares the statement on the server with the parameter types
 // the script bound, as sysbench does in bind_param (db.TypeBinder). A
 // statement already prepared is left as it is.
@@ -88,13 +91,17 @@ func (s *stmt) BindTypes(ctx context.Context, types []db.ParamType) error {
 	return s.prepare(ctx, oids)
 }
 
+// Execute runs the statement with args, sent as text (integers in
+// decimal, doubles in the shortest form that reads back the same), and
+// reads its result as text.
 func (s *stmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) {
 	c := s.c
 	c.rows.Close()
-	pc, err := c.session()
+	pc, err := c.begin(ctx)
 	if err != nil {
 		return db.Result{}, err
 	}
+	defer c.idle()
 	if s.closed || s.gen != c.gen {
 		return db.Result{}, &db.Error{State: stateNoSuchStatement, Kind: db.Fatal,
 			Msg: "prepared statement is not valid: it was closed, or prepared in a session that has ended"}
@@ -107,12 +114,12 @@ func (s *stmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) 
 		for i, a := range args {
 			oids[i] = paramOID(a.Type)
 		}
-		if err := s.prepare(ctx, oids); err != nil {
+		if err := s.prepareOn(ctx, pc, oids); err != nil {
 			return db.Result{}, err
 		}
 	}
 	s.encode(args)
-	rr := pc.ExecStatement(ctx, s.desc, s.values, nil, nil)
+	rr := pc.ExecStatement(context.Background(), s.desc, s.values, nil, nil)
 	clear(s.values) // they may point into the caller's buffers
 	res := c.read(rr, len(s.desc.Fields) > 0 || len(rr.FieldDescriptions()) > 0)
 	if _, err := rr.Close(); err != nil {
