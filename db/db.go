@@ -14,12 +14,12 @@
 // elsewhere a background one. Connects get a bounded child of it. The
 // contract, for every method below that takes a ctx:
 //   - once ctx is done, the call returns promptly with an error of the
-//     lost-connection kind (Kind Reconnect for MySQL's 2013; PostgreSQL
-//     reports its query-cancelled state), even while the server has not
-//     answered;
+//     lost-connection kind (MySQL's 2013, PostgreSQL's 08006; Kind
+//     Reconnect where the driver's ignore list has it), even while the
+//     server has not answered;
 //   - the session is then unusable until Conn.Reconnect or Conn.Close
-//     (the MySQL paths close its socket, as go-sql-driver does; pgx
-//     cancels the query and may close the session);
+//     (the drivers close its socket, as go-sql-driver does; PostgreSQL's
+//     is also asked to cancel the statement);
 //   - a driver keeps no reference to ctx once the call has returned
 //     (Connect's ctx included: the session outlives it).
 //
