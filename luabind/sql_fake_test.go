@@ -445,6 +445,30 @@ end
 	}
 }
 
+// holdFirstBegins holds the first BEGIN of f's server until a second one
+// arrives (or 20 s pass), so that each of two workers runs at least one
+// event however the scheduler favours the first: the first worker is
+// held in its first event until the second has started one. It reports
+// whether the second BEGIN came.
+func holdFirstBegins(t *testing.T, f *fakeScript) (bothStarted func() bool) {
+	started := make(chan struct{})
+	var once sync.Once
+	var timedOut atomic.Bool
+	safety := time.AfterFunc(20*time.Second, func() {
+		timedOut.Store(true)
+		once.Do(func() { close(started) })
+	})
+	t.Cleanup(func() { safety.Stop() })
+	f.srv.Add(&dbtest.Rule{Match: dbtest.Exact("BEGIN"), Reply: dbtest.Reply{Block: started},
+		Calls: func(n int) bool {
+			if n == 2 {
+				once.Do(func() { close(started) })
+			}
+			return n <= 2
+		}})
+	return func() bool { return !timedOut.Load() }
+}
+
 // TestFakeLegacyAPI pins the 0.5 API on the same paths: db_query and a
 // db_execute with a bound table of values read at each execute, counted
 // as the 1.0 calls are, and an ignorable error restarting the event
@@ -469,9 +493,13 @@ end
 	f.srv.Add(&dbtest.Rule{Match: dbtest.Prefix("UPDATE"), Calls: dbtest.Odd,
 		Reply: dbtest.Reply{Err: dbtest.Err(db.Ignorable, 1213, "Deadlock found")}})
 	f.srv.On(dbtest.Prefix("UPDATE"), dbtest.Reply{Affected: 1})
+	bothStarted := holdFirstBegins(t, f)
 	const events = 100
 	if code := f.run(2, events); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, f.log.String())
+	}
+	if !bothStarted() {
+		t.Error("the second worker ran no event within 20 s of the first")
 	}
 	// Every event runs twice up to its UPDATE: once failing, once not.
 	want := fakeCounts{read: 2 * events, write: events, other: 3 * events, transactions: events, errors: events}
