@@ -136,13 +136,21 @@ func checkDeadlocksIgnored(t *testing.T, conn []string, seconds string) {
 
 // TestMySQLKilledConnectionsReconnect: KILL CONNECTION of sbgo's sessions
 // during a run with --mysql-ignore-errors=2013,2006: the workers reconnect
-// and the run finishes with its report.
+// and the run finishes with its report. The run uses a database of its
+// own, and only its sessions are killed, so that tests of other packages
+// running at the same time keep theirs.
 func TestMySQLKilledConnectionsReconnect(t *testing.T) {
 	admin := needMySQL(t)
-	args := append(withArgs([]string{"sql_query.lua", "--threads=2", "--time=4", "--mysql-ignore-errors=2013,2006"}, mysqlArgs...), "run")
+	const schema = "sbgo_killed"
+	if _, err := admin.Exec("CREATE DATABASE IF NOT EXISTS " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + schema) })
+	conn := []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306", "--mysql-user=root", "--mysql-db=" + schema}
+	args := append(withArgs([]string{"sql_query.lua", "--threads=2", "--time=4", "--mysql-ignore-errors=2013,2006"}, conn...), "run")
 	cmd, out := startBinary(t, args...)
 	time.Sleep(1500 * time.Millisecond)
-	killed := killSessions(t, admin, "sbtest")
+	killed := killSessions(t, admin, schema)
 	if killed == 0 {
 		t.Fatal("no sbgo session to kill")
 	}
@@ -155,10 +163,11 @@ func TestMySQLKilledConnectionsReconnect(t *testing.T) {
 	}
 }
 
-// killSessions kills every session of user and returns how many.
-func killSessions(t *testing.T, admin *sql.DB, user string) int {
+// killSessions kills every session whose current database is schema,
+// other than admin's own, and returns how many.
+func killSessions(t *testing.T, admin *sql.DB, schema string) int {
 	t.Helper()
-	rows, err := admin.Query("SELECT id FROM information_schema.processlist WHERE user = ?", user)
+	rows, err := admin.Query("SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()", schema)
 	if err != nil {
 		t.Fatal(err)
 	}

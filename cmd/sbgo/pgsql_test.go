@@ -88,16 +88,21 @@ func TestPgSQLDeadlocksAreIgnored(t *testing.T) {
 // sessions with --pgsql-ignore-errors=08006,57P01: the workers reconnect
 // (the bundled workload prepares its statements again) and the run
 // finishes with its report.
+//
+// The run uses a role and a database of its own, and only their sessions
+// are terminated, so that tests of other packages running at the same
+// time keep theirs.
 func TestPgSQLTerminatedBackendsReconnect(t *testing.T) {
 	admin := needPgSQL(t)
-	oltp := withArgs([]string{"oltp_read_only", "--tables=2", "--table-size=1000"}, pgsqlArgs...)
+	d := pgwCreateDB(t, admin)
+	oltp := withArgs([]string{"oltp_read_only", "--tables=2", "--table-size=1000"}, d.args()...)
 	runBinary(t, sbgoBinary, append(oltp, "cleanup")...) // tables left by an earlier run
 	if r := runBinary(t, sbgoBinary, append(oltp, "prepare")...); r.code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
 	}
 	defer runBinary(t, sbgoBinary, append(oltp, "cleanup")...)
 	for _, script := range [][]string{
-		withArgs([]string{"sql_query.lua"}, pgsqlArgs...),
+		withArgs([]string{"sql_query.lua"}, d.args()...),
 		oltp,
 	} {
 		t.Run(script[0], func(t *testing.T) {
@@ -106,7 +111,7 @@ func TestPgSQLTerminatedBackendsReconnect(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond)
 			var killed int
 			err := admin.QueryRow(context.Background(),
-				"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'sbtest' AND datname = 'sbtest' AND pid <> pg_backend_pid()").Scan(&killed)
+				"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1 AND datname = $2 AND pid <> pg_backend_pid()", d.role, d.name).Scan(&killed)
 			if err != nil || killed == 0 {
 				t.Fatalf("terminated %d sessions: %v", killed, err)
 			}

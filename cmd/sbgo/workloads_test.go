@@ -605,12 +605,15 @@ func wlCheckReport(t *testing.T, rc wlRunCase, report string) {
 // the driver reconnects, and before_restart_event prepares the
 // statements again on the new session, so the run goes on and ends
 // normally. Without the second step every later execute fails.
-// (sysbench 1.0.20 itself crashes on such a reconnect.)
+// (sysbench 1.0.20 itself crashes on such a reconnect.) The workload runs
+// in a database of its own, whose sessions alone are killed.
 func TestWorkloadReconnectReprepares(t *testing.T) {
 	admin := needMySQL(t)
-	wlDropTables(t, admin, "sbtest")
-	defer wlDropTables(t, admin, "sbtest")
-	opts := append([]string{"oltp_read_write", "--tables=2", "--table-size=1000"}, wlSbtestArgs...)
+	const schema = "sbgo_reprepare"
+	wlExec(t, admin, "CREATE DATABASE IF NOT EXISTS "+schema)
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + schema) })
+	opts := []string{"oltp_read_write", "--tables=2", "--table-size=1000",
+		"--mysql-host=127.0.0.1", "--mysql-user=root", "--mysql-db=" + schema}
 	wlMust(t, sbgoBinary, nil, append(opts, "prepare")...)
 
 	args := append(opts, "--threads=2", "--time=4", "--mysql-ignore-errors=1213,1020,1205,2013,2006", "run")
@@ -624,7 +627,7 @@ func TestWorkloadReconnectReprepares(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	time.Sleep(1500 * time.Millisecond)
-	if killed := killSessions(t, admin, "sbtest"); killed == 0 {
+	if killed := killSessions(t, admin, schema); killed == 0 {
 		t.Fatal("no session to kill")
 	}
 	if code := waitExit(t, cmd, 30*time.Second); code != 0 {
