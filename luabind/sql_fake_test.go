@@ -407,7 +407,13 @@ end
 	L.SetGlobal("rows", lua.LNumber(rows))
 	L.SetGlobal("mark", lua.LNumber(mark))
 	L.SetGlobal("in_flight", L.NewFunction(func(*lua.LState) int {
-		inFlight = f.srv.Log(dbtest.OpQuery)
+		// The flush's goroutine may not have reached the driver yet on a
+		// busy machine: give it time to, without releasing the INSERT.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if inFlight = f.srv.Log(dbtest.OpQuery); len(inFlight) > 0 {
+				break
+			}
+		}
 		release.Do(func() { close(gate) })
 		return 0
 	}))
