@@ -12,7 +12,7 @@ import (
 // holds, against a slow consumer, gets every value through.
 func TestRingLosesNothing(t *testing.T) {
 	var closed atomic.Bool
-	ring := newLatencyRing(256, &closed)
+	ring := newLatencyRing(256, &closed, make(chan struct{}, 1))
 	const n = 100_000
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -37,7 +37,7 @@ func TestRingLosesNothing(t *testing.T) {
 // values instead of blocking its worker for ever.
 func TestRingClosedDrops(t *testing.T) {
 	var closed atomic.Bool
-	ring := newLatencyRing(256, &closed)
+	ring := newLatencyRing(256, &closed, make(chan struct{}, 1))
 	for i := 0; i < 256; i++ {
 		ring.push(1)
 	}
@@ -132,4 +132,37 @@ func TestSeriesOff(t *testing.T) {
 	if s := r.Summary(); s.Latency != nil || s.Seconds != nil || !s.Complete {
 		t.Errorf("summary without Series: %+v", s)
 	}
+}
+
+// BenchmarkShardRecordSeries is the series' per-event cost: a push into
+// the worker's ring, with a collector draining it into an HDR histogram
+// as the run's does.
+func BenchmarkShardRecordSeries(b *testing.B) {
+	var closed atomic.Bool
+	wake := make(chan struct{}, 1)
+	ring := newLatencyRing(ringCapacity(1), &closed, wake)
+	h := newSeriesHistogram()
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(collectEvery):
+			case <-wake:
+			}
+			ring.drain(func(ns int64) { recordClamped(h, ns) })
+		}
+	}()
+	defer close(done)
+	b.ReportAllocs()
+	ns := int64(1)
+	for b.Loop() {
+		ring.push(ns)
+		ns = ns*7 + 13
+		if ns > 1e11 {
+			ns = 1
+		}
+	}
+	closed.Store(true)
 }
