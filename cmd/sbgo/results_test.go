@@ -214,3 +214,33 @@ func TestResultsFileStdout(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestResultsFilesMerge: the histograms of two runs' files merge into the
+// latencies of both: a run of 1 ms events and one of 20 ms events.
+func TestResultsFilesMerge(t *testing.T) {
+	dir := t.TempDir()
+	var encoded []string
+	var count int64
+	for _, ms := range []string{"1", "20"} {
+		path := filepath.Join(dir, ms+".json")
+		if r := runBinary(t, sbgoBinary, "sleepy.lua", "--sleep_ms="+ms, "--events=100", "--results-file="+path, "run"); r.code != 0 {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		doc := checkResultsFile(t, path)
+		encoded = append(encoded, doc.Steps[0].Latency.Histogram)
+		count += doc.Steps[0].Latency.Count
+	}
+	h, err := results.Merge(encoded...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat, err := results.Summarize(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half the events sleep 1 ms, half 20 ms: the median is a short one,
+	// the 90th percentile a long one.
+	if lat.Count != 200 || count != 200 || lat.Min < 1 || lat.Percentiles["50"] >= 20 || lat.Percentiles["90"] < 20 {
+		t.Errorf("merged %d values (files: %d): %+v", lat.Count, count, lat.Percentiles)
+	}
+}
