@@ -66,6 +66,9 @@ type Events struct {
 	id    int
 	stats *threadStats
 	shard *LatencyShard
+	// ring and errs are nil unless Config.Series is set.
+	ring  *latencyRing
+	errs  *errorCounts
 	start int64 // monotonic ns (see now) when the event started
 	// queued is the arrival time of the event being run in --rate mode:
 	// its latency counts from the arrival, so it includes the queue wait.
@@ -142,6 +145,9 @@ func (e *Events) Stop() {
 	if e.run.cfg.Percentile > 0 {
 		e.shard.Record(ns)
 	}
+	if e.ring != nil && !e.run.warming.Load() {
+		e.ring.push(ns)
+	}
 	if e.run.pacer != nil {
 		e.run.pacer.done()
 	}
@@ -170,6 +176,20 @@ func (e *Events) Count(c Counter) {
 		}
 	}
 }
+
+// CountError records one failed statement by its code (a MySQL errno in
+// decimal, a PostgreSQL SQLSTATE) for the results file; the first message
+// of each code is kept. It costs nothing unless Config.Series is set, and
+// the bindings call it besides Count(CounterError), on the error path only.
+func (e *Events) CountError(code, msg string) {
+	if e.errs != nil {
+		e.errs.add(code, msg)
+	}
+}
+
+// Recording tells whether the run keeps the series CountError feeds, so
+// that a binding builds an error's code only when it is wanted.
+func (e *Events) Recording() bool { return e.errs != nil }
 
 // Stopping reports whether the run is ending; long loops in bindings
 // (retries, reconnects) check it so they never outlive --time.

@@ -364,3 +364,22 @@ func (o *Options) Flag(name string) bool {
 func (o *Options) All() []*Value {
 	return append([]*Value{}, o.values...)
 }
+
+// Resolved is every registered option's value as text, defaults included,
+// keyed by its name with dashes ("mysql-host"): what a results file
+// records of a run's settings. A BOOL reads "on" or "off"; an option with
+// no value reads "".
+func (o *Options) Resolved() map[string]string {
+	m := make(map[string]string, len(o.values))
+	for _, v := range o.values {
+		text := v.String()
+		if v.Opt.Type == ArgBool {
+			text = "off"
+			if v.on {
+				text = "on"
+			}
+		}
+		m[strings.ReplaceAll(v.name, "_", "-")] = text
+	}
+	return m
+}

@@ -585,3 +585,23 @@ func TestGeneralWritesBack(t *testing.T) {
 		t.Errorf("after ApplyGeneral: threads, time, rate, verbosity = %d, %d, %d, %d; want 8, 10, 3, 5", th, tm, rt, vb)
 	}
 }
+
+// TestResolved: every option is listed with its value, defaults included.
+func TestResolved(t *testing.T) {
+	o := NewGeneralOptions()
+	if err := o.Set("threads", Default("4")); err != nil {
+		t.Fatal(err)
+	}
+	m := o.Resolved()
+	for name, want := range map[string]string{
+		"threads":     "4",   // set
+		"time":        "10",  // default
+		"debug":       "off", // a BOOL that is off
+		"percentile":  "95",
+		"config-file": "", // no value
+	} {
+		if got, ok := m[name]; !ok || got != want {
+			t.Errorf("%s: %q (listed: %v), want %q", name, got, ok, want)
+		}
+	}
+}

@@ -79,6 +79,11 @@ type Config struct {
 	Debug             bool
 	Seed              uint64 // 0: seeded from the clock
 
+	// Series keeps what a results file needs (Run.Summary): every
+	// latency in an HDR histogram, per-second points and errors by code.
+	// Off, it costs the per-event path nothing.
+	Series bool
+
 	// ThreadPolicy is how the workers use OS threads and Go's processors
 	// (see DecideThreadPolicy); the zero value shares the processors the
 	// usual way.
@@ -129,6 +134,14 @@ type Run struct {
 	workersDone chan struct{}
 	workload    Workload
 	skipDone    bool // the run ended without calling done()
+
+	// With Config.Series: the collector, the workers' errors by code,
+	// and the final report's numbers and time.
+	coll    *collector
+	errs    []*errorCounts
+	joined  bool // every worker returned: errs may be read
+	final   *Stats
+	finalAt time.Time
 }
 
 // NewRun prepares a run; Execute performs it.
@@ -148,6 +161,13 @@ func NewRun(cfg Config, log *Logger) *Run {
 	r.latency = NewLatencyHistogram(cfg.Threads)
 	if cfg.Rate > 0 {
 		r.pacer = newPacer(cfg.Rate)
+	}
+	if cfg.Series {
+		r.coll = newCollector(r)
+		r.errs = make([]*errorCounts, cfg.Threads)
+		for i := range r.errs {
+			r.errs[i] = &errorCounts{}
+		}
 	}
 	return r
 }
@@ -246,6 +266,9 @@ func (r *Run) execute(w Workload) int {
 		return code
 	}
 	timers := r.release(g)
+	if r.coll != nil {
+		r.coll.begin()
+	}
 
 	reportersDone := make(chan struct{})
 	reporters := r.startReporters(reps, reportersDone)
@@ -254,6 +277,10 @@ func (r *Run) execute(w Workload) int {
 		return r.forcedShutdown(reps.hooks, reps.hasCumul)
 	}
 	r.stop("")
+	r.joined = true
+	if r.coll != nil {
+		r.coll.end()
+	}
 	close(reportersDone)
 	reporters.Wait()
 	r.log.Logf(LevelInfo, "Done.\n")
@@ -334,6 +361,9 @@ func (r *Run) startWorkers(w Workload) *workerGroup {
 	g.joined.Add(r.cfg.Threads)
 	for i := 0; i < r.cfg.Threads; i++ {
 		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
+		if r.coll != nil {
+			ev.ring, ev.errs = r.coll.rings[i], r.errs[i]
+		}
 		ev.ctx, ev.cancel = context.WithCancel(r.ctx)
 		go r.worker(w, ev, &g.ready, &g.joined, g.released, &g.initFailed)
 	}
@@ -515,13 +545,18 @@ func (r *Run) exitCode() int {
 		code = ExitFailed
 	}
 	if code != ExitOK || r.interrupted.Load() {
-		reason, _ := r.reason.Load().(string)
-		if reason == "" {
-			reason = "a worker failed"
-		}
-		r.log.Logf(LevelWarning, "the run stopped early (%s): the report below is incomplete", reason)
+		r.log.Logf(LevelWarning, "the run stopped early (%s): the report below is incomplete", r.earlyStopReason())
 	}
 	return code
+}
+
+// earlyStopReason is why a run stopped early, as its warning says.
+func (r *Run) earlyStopReason() string {
+	reason, _ := r.reason.Load().(string)
+	if reason == "" {
+		reason = "a worker failed"
+	}
+	return reason
 }
 
 // worker is one worker goroutine: state, thread_init, barrier, loop,
@@ -841,6 +876,7 @@ func (r *Run) finalReport(hooks ReportHooks, hasHook bool) {
 	timers := r.threadTimers()
 	s := r.cumulativeStats(now, true)
 	s.ThreadsRunning = 0
+	r.final, r.finalAt = s, now
 	if hasHook {
 		if err := hooks.ReportCumulative(s); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
@@ -886,10 +922,15 @@ func (r *Run) forcedShutdown(hooks ReportHooks, hasHook bool) int {
 	// The time limit passed long ago, so a worker still running is inside
 	// an event (or its thread_done): that event is unfinished.
 	unfinished := int(r.running.Load())
+	if r.coll != nil {
+		r.coll.end()
+	}
 	r.reportMu.Lock()
 	defer r.reportMu.Unlock()
-	s := r.cumulativeStats(time.Now(), true)
+	now := time.Now()
+	s := r.cumulativeStats(now, true)
 	s.ThreadsRunning = 0
+	r.final, r.finalAt = s, now
 	if hasHook {
 		if err := hooks.ReportCumulative(s); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)

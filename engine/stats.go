@@ -21,3 +21,10 @@ type Stats struct {
 	ThreadEvents []uint64
 	ThreadTime   []float64
 }
+
+// Fairness is the report's "Threads fairness" numbers: the average and
+// standard deviation of the events per thread and of the time per thread
+// (seconds).
+func (s *Stats) Fairness() (eventsAvg, eventsStddev, timeAvg, timeStddev float64) {
+	return fairness(s)
+}

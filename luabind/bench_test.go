@@ -15,7 +15,11 @@ import (
 // engine-overhead probes of the side-by-side bench (an empty event, and
 // the per-event Lua work of an oltp_* script without SQL); sysbench
 // 1.0.20 on LuaJIT does about 10 M/s and 0.5 M/s on our 2-core machines.
-func benchScript(b *testing.B, src string) {
+func benchScript(b *testing.B, src string) { benchScriptWith(b, src, false) }
+
+// benchScriptWith is benchScript, with series recording (a results
+// file's) on or off.
+func benchScriptWith(b *testing.B, src string, series bool) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "bench.lua")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
@@ -33,7 +37,7 @@ func benchScript(b *testing.B, src string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	code := engine.NewRun(engine.Config{Threads: 1, Events: uint64(b.N), Percentile: 95, ForcedShutdown: -1}, log).Execute(s)
+	code := engine.NewRun(engine.Config{Threads: 1, Events: uint64(b.N), Percentile: 95, ForcedShutdown: -1, Series: series}, log).Execute(s)
 	elapsed := time.Since(start)
 	if code != 0 {
 		b.Fatalf("exit code %d", code)
@@ -43,6 +47,12 @@ func benchScript(b *testing.B, src string) {
 
 func BenchmarkEventEmpty(b *testing.B) {
 	benchScript(b, "function event() end\n")
+}
+
+// BenchmarkEventEmptySeries is BenchmarkEventEmpty recording what a
+// results file needs: every latency goes through the worker's ring.
+func BenchmarkEventEmptySeries(b *testing.B) {
+	benchScriptWith(b, "function event() end\n", true)
 }
 
 // The same Lua work per event as ../shared/bench/lua/oltp_like_event.lua:

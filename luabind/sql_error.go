@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -79,6 +80,9 @@ func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, 
 			st.ev.Count(engine.CounterReconnect)
 		} else {
 			st.ev.Count(engine.CounterError)
+			if st.ev.Recording() {
+				st.ev.CountError(errorCode(e), e.Msg)
+			}
 		}
 	}
 	if prepared {
@@ -135,4 +139,16 @@ func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.
 	}
 	desc.RawSetString("errcode", lua.LNumber(1))
 	L.Error(desc, 0)
+}
+
+// errorCode is e's code in the results file: the MySQL errno in decimal,
+// else the SQLSTATE (PostgreSQL's only code).
+func errorCode(e *db.Error) string {
+	if e.Errno != 0 {
+		return strconv.Itoa(e.Errno)
+	}
+	if e.State != "" {
+		return e.State
+	}
+	return "unknown"
 }

@@ -206,6 +206,10 @@ func (inv *invocation) parseArgs() (code int, stop bool) {
 		}
 		inv.drivers = append(inv.drivers, engine.DriverHelp{Name: f.Name(), Description: f.Description(), Options: f.Options()})
 	}
+	if err := inv.opts.Register(resultsOptions.Options...); err != nil {
+		fmt.Fprintln(inv.stderr, err)
+		return 1, true
+	}
 	cl, err := engine.ParseCommandLine(inv.argv[1:], inv.opts)
 	if cl != nil {
 		for _, w := range cl.Warnings {
@@ -217,7 +221,7 @@ func (inv *invocation) parseArgs() (code int, stop bool) {
 	}
 	inv.cl = cl
 	if inv.opts.Flag("help") {
-		engine.WriteGeneralHelp(inv.stdout, "sbgo", engine.GeneralGroups(), inv.drivers, nil)
+		engine.WriteGeneralHelp(inv.stdout, "sbgo", append(engine.GeneralGroups(), resultsOptions), inv.drivers, nil)
 		return 0, true
 	}
 	if inv.opts.Flag("version") {
@@ -322,7 +326,7 @@ func (inv *invocation) dispatch() int {
 		}
 		return 0
 	case cmd == "run":
-		return runBenchmark(inv.script, inv.general, inv.policy, inv.log, inv.sigs)
+		return inv.run()
 	default:
 		fmt.Fprintf(inv.stderr, "Unknown command: %s\n", cmd)
 		return 1
@@ -362,9 +366,25 @@ func decideThreadPolicy(opts *engine.Options, threads, cpus int) engine.ThreadPo
 	return p
 }
 
-// runBenchmark performs the run command.
-// policy is the run's thread policy (decideThreadPolicy).
-func runBenchmark(script *luabind.Script, g *engine.General, policy engine.ThreadPolicy, log *engine.Logger, sigs <-chan os.Signal) int {
+// run performs the run command, and writes its results file when
+// --results-file asks for one: also after a failed or interrupted run.
+func (inv *invocation) run() int {
+	path := optionText(inv.opts, "results-file")
+	started := time.Now()
+	code, r := runBenchmark(inv.script, inv.general, inv.policy, inv.log, inv.sigs, path != "")
+	if path == "" {
+		return code
+	}
+	if wcode := inv.writeResults(path, r.Summary(), started); wcode != 0 && code == engine.ExitOK {
+		code = wcode
+	}
+	return code
+}
+
+// runBenchmark performs the run command and returns its exit code and the
+// run. policy is the run's thread policy (decideThreadPolicy); series
+// keeps what a results file needs (engine.Config.Series).
+func runBenchmark(script *luabind.Script, g *engine.General, policy engine.ThreadPolicy, log *engine.Logger, sigs <-chan os.Signal, series bool) (int, *engine.Run) {
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	cfg := engine.Config{
 		Threads:           g.Threads,
@@ -380,6 +400,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		Debug:             g.Debug,
 		Seed:              uint64(g.RandSeed),
 		ThreadPolicy:      policy,
+		Series:            series,
 	}
 	if g.ForcedShutdown >= 0 {
 		cfg.ForcedShutdown = sec(g.ForcedShutdown)
@@ -404,7 +425,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		case <-stop:
 		}
 	}()
-	return r.Execute(script)
+	return r.Execute(script), r
 }
 
 // Thread counts at which tuneGC changes the collector's pace.

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"sbgo/db"
+	"sbgo/engine"
+	"sbgo/results"
+	"sbgo/scripts"
+)
+
+// resultsOptions are sbgo's own options for the results file. They are
+// not sysbench's, so they get a --help block of their own after the
+// general options.
+var resultsOptions = engine.Group{Title: "Results options", Options: []engine.Option{
+	{Name: "results-file", Desc: "write the run's results as a JSON document to this file when the run ends ('-' for stdout)", Type: engine.ArgString},
+	{Name: "results-label", Desc: "a label for the results file, to tell runs apart when comparing them", Type: engine.ArgString},
+}}
+
+// optionText is the value of a string option, "" without one.
+func optionText(opts *engine.Options, name string) string {
+	if v, ok := opts.Lookup(name); ok {
+		return v.String()
+	}
+	return ""
+}
+
+// writeResults builds the results document of a finished run and writes
+// it to --results-file. A failure is one line on stderr and exit code 1.
+func (inv *invocation) writeResults(path string, s engine.RunSummary, started time.Time) int {
+	doc := inv.resultsDocument(s, started)
+	step, err := resultsStep(s)
+	if err == nil {
+		doc.Steps = []results.Step{step}
+		err = results.WriteFile(path, doc, inv.stdout)
+	}
+	if err != nil {
+		inv.log.Logf(engine.LevelFatal, "cannot write the results file: %s", err)
+		return 1
+	}
+	return 0
+}
+
+// resultsDocument is the document's header: who ran what, where and how.
+func (inv *invocation) resultsDocument(s engine.RunSummary, started time.Time) *results.Document {
+	host, _ := os.Hostname()
+	start, end := s.Start, s.End
+	if start.IsZero() {
+		start = started
+	}
+	if end.IsZero() {
+		end = time.Now()
+	}
+	return &results.Document{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          results.Tool{Name: "sbgo", Version: Version},
+		Label:         optionText(inv.opts, "results-label"),
+		Complete:      s.Complete,
+		Reason:        s.Reason,
+		CommandLine:   results.MaskArgs(inv.argv),
+		Script:        results.Script{Name: inv.test, SHA256: scriptSHA256(inv.test)},
+		Options:       results.MaskOptions(inv.opts.Resolved()),
+		Start:         start,
+		End:           end,
+		Host:          results.Host{Name: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
+		Server:        inv.resultsServer(),
+	}
+}
+
+// scriptSHA256 is the SHA-256 of the script's source: the file when name
+// is one, else the bundled script; "" when neither is readable.
+func scriptSHA256(name string) string {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		if src, err = fs.ReadFile(scripts.FS, name+".lua"); err != nil {
+			return ""
+		}
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
+}
+
+// resultsStep is the run phase's figures.
+func resultsStep(s engine.RunSummary) (results.Step, error) {
+	step := results.Step{Threads: s.Threads, Complete: s.Complete, Reason: s.Reason, Start: s.Start, End: s.End}
+	if step.Start.IsZero() || step.End.IsZero() {
+		step.End = time.Now()
+		step.Start = step.End
+	}
+	if t := s.Totals; t != nil {
+		step.Totals = totals(t)
+	}
+	h := s.Latency
+	if h == nil {
+		h = results.NewHistogram()
+	}
+	var err error
+	if step.Latency, err = results.Summarize(h); err != nil {
+		return step, err
+	}
+	for _, e := range s.Errors {
+		step.Errors = append(step.Errors, results.ErrorCount{Code: e.Code, Count: e.Count, Message: e.Message})
+	}
+	if step.Seconds, err = points(s.Seconds); err != nil {
+		return step, err
+	}
+	step.Intervals, err = points(s.Intervals)
+	return step, err
+}
+
+// totals are the text report's counts and fairness figures.
+func totals(t *engine.Stats) results.Totals {
+	out := results.Totals{
+		Transactions: t.Events, Events: t.Events,
+		Reads: t.Reads, Writes: t.Writes, Other: t.Other,
+		IgnoredErrors: t.Errors, Reconnects: t.Reconnects,
+		TotalTime: t.TimeTotal,
+	}
+	out.EventsAvg, out.EventsStddev, out.ExecTimeAvg, out.ExecTimeStddev = t.Fairness()
+	return out
+}
+
+// points converts the engine's series, each with its own histogram.
+func points(in []engine.SeriesPoint) ([]results.Point, error) {
+	var out []results.Point
+	for _, p := range in {
+		pt := results.Point{
+			Time: p.Time, Seconds: p.Duration,
+			Events: p.Events, Reads: p.Reads, Writes: p.Writes, Other: p.Other,
+			Errors: p.Errors, Reconnects: p.Reconnects, Threads: p.ThreadsRunning,
+		}
+		if h := p.Latency; h != nil && h.TotalCount() > 0 {
+			pt.P50, pt.P95, pt.P99 = pctMs(h, 50), pctMs(h, 95), pctMs(h, 99)
+			pt.Max = float64(h.Max()) / 1e6
+			enc, err := results.EncodeHistogram(h)
+			if err != nil {
+				return nil, err
+			}
+			pt.Histogram = enc
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}
+
+func pctMs(h *hdr.Histogram, p float64) float64 { return float64(h.ValueAtPercentile(p)) / 1e6 }
+
+// serverTimeout bounds the connection that asks the server its version:
+// a server that is gone must not hold up the results file.
+const serverTimeout = 5 * time.Second
+
+// resultsServer describes the database the run used, when it used one:
+// the driver, the host and port from the options, and the version the
+// server reports (empty when it cannot be asked).
+func (inv *invocation) resultsServer() *results.Server {
+	if !inv.script.SQLMode() {
+		return nil
+	}
+	name := inv.general.DBDriver
+	srv := &results.Server{Driver: name}
+	prefix := "mysql"
+	if name == "pgsql" {
+		prefix = "pgsql"
+	}
+	srv.Host = firstItem(optionText(inv.opts, prefix+"-host"))
+	srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, prefix+"-port")))
+	srv.Version = serverVersion(inv.opts, name)
+	return srv
+}
+
+func firstItem(list string) string {
+	item, _, _ := strings.Cut(list, ",")
+	return item
+}
+
+// serverVersion asks the server its version string on a connection of
+// its own; "" on any failure.
+func serverVersion(opts *engine.Options, driver string) string {
+	f, ok := db.Lookup(driver)
+	if !ok {
+		return ""
+	}
+	d, err := f.New(opts, engine.NewLogger(io.Discard, 0))
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), serverTimeout)
+	defer cancel()
+	conn, err := d.Connect(ctx)
+	if err != nil {
+		return ""
+	}
+	defer conn.Close()
+	query := "SELECT VERSION()"
+	if driver == "pgsql" {
+		query = "SHOW server_version"
+	}
+	res, err := conn.Query(ctx, query)
+	if err != nil || res.Rows == nil {
+		return ""
+	}
+	defer res.Rows.Close()
+	row := make([][]byte, res.Rows.NumFields())
+	if ok, err := res.Rows.Next(row); !ok || err != nil || len(row) == 0 {
+		return ""
+	}
+	return string(row[0])
+}
