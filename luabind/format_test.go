@@ -143,6 +143,9 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%lld", 1)`, "error: invalid option '%l' to 'format'"},                                             // length modifiers are invalid here
 		{`string.format("%100d", 1)`, "error: invalid option '%100' to 'format'"},                                          // three-digit width
 		{`string.format("%.100d", 1)`, "error: invalid option '%.100' to 'format'"},                                        // three-digit precision
+		{`string.format("%.5")`, "error: invalid option '%.5' to 'format'"},                                                // format ends inside the precision
+		{`string.format("%.12")`, "error: invalid option '%.12' to 'format'"},                                              // format ends after two digits of precision
+		{`string.format("%5")`, "error: invalid option '%5' to 'format'"},                                                  // format ends inside the width
 		{`string.format("%5%")`, "error: invalid option '%5%' to 'format'"},                                                // %% with a width
 		{`string.format("%", 1)`, "error: invalid option '%' to 'format'"},                                                 // lone percent at the end
 		{`string.format("abc%")`, "error: invalid option '%' to 'format'"},                                                 // lone percent after text
