@@ -116,6 +116,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%s|%s|%s", true, nil, "x")`, "true|nil|x"},                                                        // other values
 		{`string.format("%5s|%-5s|%.1s|%5.1s|%05s", "ab", "ab", "abc", "abc", "x")`, "   ab|ab   |a|    a|    x"},          // string width and precision
 		{`string.format("%.0s|%.s|%.2s", "abc", "abc", 1234)`, "||12"},                                                     // precision cuts
+		{`string.format("ab%.5s|%-4.2s|%.9s", "xyz", 12345, 1.5)`, "abxyz|12  |1.5"},                                       // precision beyond the text, after other text
 		{`string.format("%s", "a\0b")`, "a\x00b"},                                                                          // embedded NUL
 		{`string.format("%#s|%+s", "x", "x")`, "x|x"},                                                                      // flags ignored
 		{`string.format("%s", setmetatable({}, {__tostring = function() return "TS" end}))`, "TS"},                         // __tostring
