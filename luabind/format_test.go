@@ -28,6 +28,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%5d|%-5d|%05d", 42, 42, 42)`, "   42|42   |00042"},                                     // width, left, zero
 		{`string.format("%+d % d %+ d", 42, 42, 3)`, "+42  42 +3"},                                              // sign flags
 		{`string.format("%.3d|%+.3d|%08.3d", 7, -7, 7)`, "007|-007|     007"},                                   // precision; zero flag ignored with precision
+		{`string.format("%05.0d|%05.d|%05.0x|%05.1d", 1, 7, 255, 3)`, "    1|    7|   ff|    3"},                // a zero precision also turns the zero flag off
 		{`string.format("%5.3d|%-+6d|%-05d|% 05d", -7, 7, -3, 3)`, " -007|+7    |-3   | 0003"},                  // flag combinations
 		{`string.format("%.0d|%.d", 0, 0)`, "|"},                                                                // zero precision prints nothing for 0
 		{`string.format("%------5d|", 1)`, "1    |"},                                                            // repeated flags are fine
