@@ -86,6 +86,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%.1f", 1125899906842624.25)`, "1125899906842624.3"},                                                                // tie with a coarse last place
 		{`string.format("%5.1f", "3.14")`, "  3.1"},                                                                                         // numeric string
 		{`string.format("%05.1f", -2.5)`, "-02.5"},                                                                                          // zero padding with sign
+		{`string.format("x%+08.2f|%08.1e|%010.1a", 1.5, -3, -1)`, "x+0001.50|-3.0e+00|-0x01.0p+0"},                                          // zero padding after the sign, after other text
 		{`string.format("%#.0f", 15)`, "15."},                                                                                               // alternate form keeps the point
 		{`string.format("%+.0f", 0)`, "+0"},                                                                                                 // plus flag
 		{`string.format("%.20f", 0.1)`, "0.10000000000000000555"},                                                                           // exact digits
