@@ -130,6 +130,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%q", "\r\t\\\026")`, "\"\\13\\9\\\\\\26\""},                                                       // control characters
 		{`string.format("%q", "\127x")`, "\"\\127x\""},                                                                     // DEL
 		{`string.format("%q", "\1\0012")`, "\"\\1\\0012\""},                                                                // padded escape before a digit
+		{`string.format("%q", "\0271\1272\0313")`, "\"\\0271\\1272\\0313\""},                                               // three-digit escapes of ESC, DEL and 31 before digits
 		{`string.format("%q", "\200")`, "\"\xc8\""},                                                                        // high bytes unchanged
 		{`string.format("%q|%q|%q|%q|%q", 12, nil, true, 1.5, 1/0)`, "\"12\"|\"nil\"|\"true\"|\"1.5\"|\"inf\""},            // non-strings are quoted tostring
 		{`string.format("%5q|%.3q", "x", "x")`, "\"x\"|\"x\""},                                                             // width and precision ignored
