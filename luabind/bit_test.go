@@ -39,6 +39,7 @@ func TestBit(t *testing.T) {
 		{`bit.band(U64(0xff, 0xffffffff), 3), bit.band(U64(0, 0xff), -1), bit.bor(U64(0, 0), 2^63), bit.bor(U64(0, 0), 1.5), bit.bor(U64(0, 0), 2^64), bit.bor(U64(0, 0), "5")`, "userdata:3ULL|userdata:0ULL|userdata:9223372036854775808ULL|userdata:1ULL|userdata:0ULL|userdata:5ULL"}, // numbers convert as in uint64_t arithmetic
 		{`bit.tohex(U64(0xff, 0xffffffff)), bit.tohex(U64(1, 0x23456789), 20), bit.tohex(U64(1, 0x23456789), 3), bit.tohex(U64(1, 0x23456789), 255), bit.tohex(U64(0, 1), 4)`, "000000ffffffffff|00000000000123456789|789|123456789|0001"},                                                // tohex of 64 bits
 		{`bit.lshift(U64(0, 1), 40), bit.bnot(U64(0, 0)), bit.rol(U64(0, 1), 65), bit.bswap(U64(0, 1)), bit.arshift(U64(0x80000000, 0), 4), bit.rshift(U64(0x80000000, 0), 4)`, "userdata:1099511627776ULL|userdata:18446744073709551615ULL|userdata:2ULL|userdata:72057594037927936ULL|userdata:17870283321406128128ULL|userdata:576460752303423488ULL"}, // 64-bit shifts
-		{`bit.tobit(U64(1, 0xffffffff)), bit.lshift(1, U64(0, 1))`, "number:-1|number:2"}, // tobit always gives a number; a uint64_t count does not widen
+		{`bit.band(3, U64(0xff, 0xffffffff)), bit.bor(1, 2, U64(0, 4))`, "userdata:3ULL|userdata:7ULL"}, // a uint64_t in last place widens too
+		{`bit.tobit(U64(1, 0xffffffff)), bit.lshift(1, U64(0, 1))`, "number:-1|number:2"},               // tobit always gives a number; a uint64_t count does not widen
 	})
 }

@@ -66,3 +66,18 @@ func TestTruthyIsLuaTruth(t *testing.T) {
 		}
 	}
 }
+
+// A numberBoxes allocates one chunk per numberChunk numbers, not one per
+// number: boxing must cost less than the allocation it replaces.
+func TestNumberBoxesAllocatePerChunk(t *testing.T) {
+	var nb numberBoxes
+	const chunks = 10
+	allocs := testing.AllocsPerRun(1, func() {
+		for i := range chunks * numberChunk {
+			nb.box(float64(i))
+		}
+	})
+	if allocs > chunks+1 {
+		t.Errorf("%v allocations for %d boxed numbers, want at most %d", allocs, chunks*numberChunk, chunks+1)
+	}
+}

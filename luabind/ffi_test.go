@@ -103,6 +103,7 @@ func TestFFIErrors(t *testing.T) {
 		{`return ffi.C.usleep("x")`, "bad argument #1 to 'usleep' (number expected, got string)"},                                                  // arguments are checked
 		{`return ffi.C.printf("%d\n")`, "bad argument #2 to 'printf' (value expected)"},                                                            // printf checks like string.format
 		{`return ffi.C.printf("%y")`, "invalid option '%y' to 'printf'"},                                                                           // and names itself
+		{`return ffi.C.printf("%ll")`, "invalid option '%ll' to 'printf'"},                                                                         // a length modifier with no conversion
 		{`return ffi.cdef()`, "bad argument #1 to 'cdef' (string expected, got no value)"},                                                         // cdef needs a string
 	}
 	for _, tt := range tests {

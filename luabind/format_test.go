@@ -28,6 +28,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%5d|%-5d|%05d", 42, 42, 42)`, "   42|42   |00042"},                                     // width, left, zero
 		{`string.format("%+d % d %+ d", 42, 42, 3)`, "+42  42 +3"},                                              // sign flags
 		{`string.format("%.3d|%+.3d|%08.3d", 7, -7, 7)`, "007|-007|     007"},                                   // precision; zero flag ignored with precision
+		{`string.format("%05.0d|%05.d|%05.0x|%05.1d", 1, 7, 255, 3)`, "    1|    7|   ff|    3"},                // a zero precision also turns the zero flag off
 		{`string.format("%5.3d|%-+6d|%-05d|% 05d", -7, 7, -3, 3)`, " -007|+7    |-3   | 0003"},                  // flag combinations
 		{`string.format("%.0d|%.d", 0, 0)`, "|"},                                                                // zero precision prints nothing for 0
 		{`string.format("%------5d|", 1)`, "1    |"},                                                            // repeated flags are fine
@@ -85,6 +86,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%.1f", 1125899906842624.25)`, "1125899906842624.3"},                                                                // tie with a coarse last place
 		{`string.format("%5.1f", "3.14")`, "  3.1"},                                                                                         // numeric string
 		{`string.format("%05.1f", -2.5)`, "-02.5"},                                                                                          // zero padding with sign
+		{`string.format("x%+08.2f|%08.1e|%010.1a", 1.5, -3, -1)`, "x+0001.50|-3.0e+00|-0x01.0p+0"},                                          // zero padding after the sign, after other text
 		{`string.format("%#.0f", 15)`, "15."},                                                                                               // alternate form keeps the point
 		{`string.format("%+.0f", 0)`, "+0"},                                                                                                 // plus flag
 		{`string.format("%.20f", 0.1)`, "0.10000000000000000555"},                                                                           // exact digits
@@ -116,6 +118,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%s|%s|%s", true, nil, "x")`, "true|nil|x"},                                                        // other values
 		{`string.format("%5s|%-5s|%.1s|%5.1s|%05s", "ab", "ab", "abc", "abc", "x")`, "   ab|ab   |a|    a|    x"},          // string width and precision
 		{`string.format("%.0s|%.s|%.2s", "abc", "abc", 1234)`, "||12"},                                                     // precision cuts
+		{`string.format("ab%.5s|%-4.2s|%.9s", "xyz", 12345, 1.5)`, "abxyz|12  |1.5"},                                       // precision beyond the text, after other text
 		{`string.format("%s", "a\0b")`, "a\x00b"},                                                                          // embedded NUL
 		{`string.format("%#s|%+s", "x", "x")`, "x|x"},                                                                      // flags ignored
 		{`string.format("%s", setmetatable({}, {__tostring = function() return "TS" end}))`, "TS"},                         // __tostring
@@ -127,6 +130,7 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%q", "\r\t\\\026")`, "\"\\13\\9\\\\\\26\""},                                                       // control characters
 		{`string.format("%q", "\127x")`, "\"\\127x\""},                                                                     // DEL
 		{`string.format("%q", "\1\0012")`, "\"\\1\\0012\""},                                                                // padded escape before a digit
+		{`string.format("%q", "\0271\1272\0313")`, "\"\\0271\\1272\\0313\""},                                               // three-digit escapes of ESC, DEL and 31 before digits
 		{`string.format("%q", "\200")`, "\"\xc8\""},                                                                        // high bytes unchanged
 		{`string.format("%q|%q|%q|%q|%q", 12, nil, true, 1.5, 1/0)`, "\"12\"|\"nil\"|\"true\"|\"1.5\"|\"inf\""},            // non-strings are quoted tostring
 		{`string.format("%5q|%.3q", "x", "x")`, "\"x\"|\"x\""},                                                             // width and precision ignored
@@ -143,6 +147,9 @@ func TestStringFormat(t *testing.T) {
 		{`string.format("%lld", 1)`, "error: invalid option '%l' to 'format'"},                                             // length modifiers are invalid here
 		{`string.format("%100d", 1)`, "error: invalid option '%100' to 'format'"},                                          // three-digit width
 		{`string.format("%.100d", 1)`, "error: invalid option '%.100' to 'format'"},                                        // three-digit precision
+		{`string.format("%.5")`, "error: invalid option '%.5' to 'format'"},                                                // format ends inside the precision
+		{`string.format("%.12")`, "error: invalid option '%.12' to 'format'"},                                              // format ends after two digits of precision
+		{`string.format("%5")`, "error: invalid option '%5' to 'format'"},                                                  // format ends inside the width
 		{`string.format("%5%")`, "error: invalid option '%5%' to 'format'"},                                                // %% with a width
 		{`string.format("%", 1)`, "error: invalid option '%' to 'format'"},                                                 // lone percent at the end
 		{`string.format("abc%")`, "error: invalid option '%' to 'format'"},                                                 // lone percent after text
