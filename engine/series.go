@@ -197,7 +197,11 @@ func (c *collector) begin() {
 	for _, every := range everies {
 		c.tracks = append(c.tracks, &track{every: every, next: every, prev: base, h: newSeriesHistogram()})
 	}
-	c.drain(func(int64) {}) // what the warm-up left
+	if r.cfg.Warmup > 0 {
+		// What the warm-up left. Without a warm-up the rings hold only
+		// measured events, which the counters already count.
+		c.drain(func(int64) {})
+	}
 	c.wg.Add(1)
 	go c.loop()
 }
