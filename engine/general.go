@@ -71,16 +71,24 @@ func GeneralGroups() []Group {
 	}
 }
 
+// SweepOption is the one option that takes a list of values, each the
+// setting of one step of a sweep run in a single invocation
+// (--threads=1,2,4; sbgo's own, sysbench takes one value).
+const SweepOption = "threads"
+
 // maxCheckpoints is how many --report-checkpoints sysbench accepts.
 const maxCheckpoints = 256
 
 // General holds the validated general options, RNG, log and database
 // options included.
 type General struct {
-	Threads    int
-	Events     int // 0: no limit
-	Time       int // seconds; 0: no limit
-	WarmupTime int // seconds run before Time starts, statistics off
+	Threads int
+	// ThreadSteps is a sweep's thread counts (--threads=1,2,4), nil for a
+	// single run; Threads is then the first.
+	ThreadSteps []int
+	Events      int // 0: no limit
+	Time        int // seconds; 0: no limit
+	WarmupTime  int // seconds run before Time starts, statistics off
 	// ForcedShutdown is how many whole seconds after the time limit
 	// (Time + WarmupTime) the run is cut short; -1 when off, and always
 	// when Time is 0.
@@ -219,6 +227,12 @@ func fatalBlank(format string, args ...any) *UsageError {
 func (r *generalReader) limits(g *General) error {
 	if g.Threads = r.alias(aliasThreads); g.Threads <= 0 {
 		return fatalBlank("Invalid value for --threads: %d.", g.Threads)
+	}
+	g.ThreadSteps = r.value(SweepOption).Steps()
+	for _, n := range g.ThreadSteps {
+		if n <= 0 {
+			return fatalBlank("Invalid value for --threads: %d.", n)
+		}
 	}
 	g.ThreadInitTimeout = r.int("thread-init-timeout")
 	if err := notNegative("thread-init-timeout", g.ThreadInitTimeout); err != nil {

@@ -61,6 +61,9 @@ type Value struct {
 	size uint64
 	f    float64
 	list []string
+	// steps is the list of a sweep (--threads=1,2,4), nil for one value;
+	// i is then the step being run (SetStep), the first one at first.
+	steps []int
 }
 
 // Name is the option's name with underscores, the key it has in
@@ -105,6 +108,20 @@ func (v *Value) List() []string {
 	return append([]string{}, v.list...)
 }
 
+// Steps is the values of a sweep (--threads=1,2,4) in their order, nil
+// when the option was given one value. The slice is the caller's.
+func (v *Value) Steps() []int {
+	if v.steps == nil {
+		return nil
+	}
+	return append([]int{}, v.steps...)
+}
+
+// SetStep makes n the INT value scripts and drivers see while one step of
+// a sweep runs; the text (what --help and results files show) keeps the
+// whole list.
+func (v *Value) SetStep(n int) { v.i = n }
+
 // Raw is the text of the value, nil when it has no value ("on" or nil for
 // a BOOL).
 func (v *Value) Raw() *string {
@@ -118,7 +135,7 @@ func (v *Value) Raw() *string {
 // clear drops the value, as sysbench empties an option's value list
 // before it sets a new one.
 func (v *Value) clear() {
-	v.raw, v.on, v.i, v.size, v.f, v.list = nil, false, 0, 0, 0, nil
+	v.raw, v.on, v.i, v.size, v.f, v.list, v.steps = nil, false, 0, 0, 0, nil, nil
 }
 
 // assign sets the value from text with the rules of its type (spec §1.2,
@@ -149,6 +166,14 @@ func (v *Value) assign(text *string) error {
 	s := *text
 	switch v.Opt.Type {
 	case ArgInt:
+		if v.name == SweepOption && strings.Contains(s, ",") {
+			steps, ok := parseSteps(s)
+			if !ok {
+				return invalidValue(v.name, s)
+			}
+			v.steps, v.i = steps, steps[0]
+			break
+		}
 		n, ok := parseCInt(s)
 		if !ok {
 			return invalidValue(v.name, s)
@@ -219,6 +244,20 @@ func parseCInt(s string) (int, bool) {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// parseSteps reads a sweep's comma-separated INTs; every item must be one.
+func parseSteps(s string) ([]int, bool) {
+	items := strings.Split(s, ",")
+	steps := make([]int, len(items))
+	for i, item := range items {
+		n, ok := parseCInt(item)
+		if !ok {
+			return nil, false
+		}
+		steps[i] = n
+	}
+	return steps, true
 }
 
 // isCSpace is C's isspace in the C locale.

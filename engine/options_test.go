@@ -605,3 +605,39 @@ func TestResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadSteps: --threads takes a list, one sweep step per item; the
+// first is the value a single run would have, SetStep changes what
+// scripts see while the text keeps the list; other INT options take no
+// list.
+func TestThreadSteps(t *testing.T) {
+	g, _, err := parseGeneral("--threads=4,1,16")
+	if err != nil || g.Threads != 4 || !slices.Equal(g.ThreadSteps, []int{4, 1, 16}) {
+		t.Fatalf("threads %v, steps %v, err %v", g, g.ThreadSteps, err)
+	}
+	if g, _, _ := parseGeneral("--threads=8"); g.Threads != 8 || g.ThreadSteps != nil {
+		t.Errorf("one value: threads %d, steps %v", g.Threads, g.ThreadSteps)
+	}
+	o := NewGeneralOptions()
+	if err := o.Set("threads", Default("2,3")); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := o.Lookup("threads")
+	v.SetStep(3)
+	if v.Int() != 3 || v.String() != "2,3" || o.Resolved()["threads"] != "2,3" {
+		t.Errorf("after SetStep(3): Int %d, text %q", v.Int(), v.String())
+	}
+	if err := o.Set("threads", Default("5")); err != nil || v.Steps() != nil || v.Int() != 5 {
+		t.Errorf("a single value after a list: steps %v, %d, %v", v.Steps(), v.Int(), err)
+	}
+	for _, bad := range []string{"--threads=1,x", "--threads=1,,2", "--threads=,1", "--events=1,2"} {
+		if _, _, err := parseGeneral(bad); err == nil || !strings.Contains(err.Error(), "Invalid value for the") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	for _, bad := range []string{"--threads=2,0", "--threads=1,-3"} {
+		if _, _, err := parseGeneral(bad); err == nil || !strings.Contains(err.Error(), "Invalid value for --threads") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

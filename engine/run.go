@@ -129,6 +129,7 @@ type Run struct {
 	start       time.Time    // "Threads started!" plus the warm-up
 	startMu     sync.Mutex   // guards start until the workers are released
 	baseline    []snapshot   // cumulative report baseline (start or last checkpoint)
+	runBase     []snapshot   // the counters at the start of the measured run
 	baselineAt  time.Time
 	reportMu    sync.Mutex // serialises checkpoints and the final report
 	workersDone chan struct{}
@@ -142,6 +143,8 @@ type Run struct {
 	joined  bool // every worker returned: errs may be read
 	final   *Stats
 	finalAt time.Time
+	whole   *Stats // the whole run's final counts, after checkpoints
+
 }
 
 // NewRun prepares a run; Execute performs it.
@@ -440,6 +443,7 @@ func (r *Run) markStart() {
 	r.start = time.Now()
 	r.running.Store(int64(cfg.Threads))
 	r.baseline = make([]snapshot, cfg.Threads)
+	r.runBase = r.baseline
 	r.baselineAt = r.start
 	r.startMu.Unlock()
 	r.log.Logf(LevelNotice, "Threads started!\n")
@@ -484,6 +488,7 @@ func (r *Run) warmup() {
 	r.startMu.Lock()
 	r.start = r.start.Add(warmup)
 	r.resetBaseline(time.Now())
+	r.runBase = r.baseline
 	r.latency.Cumulative(true)
 	r.latency.Intermediate(float64(r.cfg.Percentile))
 	r.startMu.Unlock()
@@ -877,6 +882,7 @@ func (r *Run) finalReport(hooks ReportHooks, hasHook bool) {
 	s := r.cumulativeStats(now, true)
 	s.ThreadsRunning = 0
 	r.final, r.finalAt = s, now
+	r.keepWholeRun(now)
 	if hasHook {
 		if err := hooks.ReportCumulative(s); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)
@@ -887,6 +893,25 @@ func (r *Run) finalReport(hooks ReportHooks, hasHook bool) {
 	if r.cfg.Debug {
 		WriteThreadDebug(r.log, timers)
 	}
+}
+
+// keepWholeRun keeps the whole measured run's counts for Summary when
+// checkpoints have reset the final report's to the last one.
+func (r *Run) keepWholeRun(now time.Time) {
+	if r.coll == nil || len(r.cfg.Checkpoints) == 0 {
+		return
+	}
+	cur := r.snapshots()
+	r.startMu.Lock()
+	s := &Stats{TimeTotal: now.Sub(r.start).Seconds()}
+	base := r.runBase
+	r.startMu.Unlock()
+	s.TimeInterval = s.TimeTotal
+	sumCounters(s, cur, base)
+	// The per-thread minimum and maximum are the last checkpoint's; the
+	// results file takes the run's from its histogram.
+	r.sumLatency(s, cur, base)
+	r.whole = s
 }
 
 // threadTimers are the per-thread latency timers since the baseline, for
@@ -931,6 +956,7 @@ func (r *Run) forcedShutdown(hooks ReportHooks, hasHook bool) int {
 	s := r.cumulativeStats(now, true)
 	s.ThreadsRunning = 0
 	r.final, r.finalAt = s, now
+	r.keepWholeRun(now)
 	if hasHook {
 		if err := hooks.ReportCumulative(s); err != nil {
 			r.log.Logf(LevelFatal, "%s", err)

@@ -133,7 +133,10 @@ type RunSummary struct {
 	// is then the reason the incomplete report's warning gives.
 	Complete bool
 	Reason   string
-	Threads  int
+	// Interrupted is true when SIGINT or SIGTERM stopped the run: a
+	// sweep then ends whatever --sweep-continue says.
+	Interrupted bool
+	Threads     int
 	// Totals are the numbers of the final text report (nil when the run
 	// never started).
 	Totals    *Stats
@@ -322,10 +325,14 @@ func mergeErrors(all []*errorCounts) []ErrorCount {
 // worker returned.
 func (r *Run) Summary() RunSummary {
 	s := RunSummary{Threads: r.cfg.Threads, Totals: r.final, End: r.finalAt}
+	if r.whole != nil {
+		s.Totals = r.whole
+	}
 	r.startMu.Lock()
 	s.Start = r.start
 	r.startMu.Unlock()
-	s.Complete = r.final != nil && r.joined && !r.failed.Load() && !r.interrupted.Load()
+	s.Interrupted = r.interrupted.Load()
+	s.Complete = r.final != nil && r.joined && !r.failed.Load() && !s.Interrupted
 	switch {
 	case s.Complete:
 	case r.final == nil:

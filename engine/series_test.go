@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -167,4 +168,29 @@ func BenchmarkShardRecordSeries(b *testing.B) {
 		}
 	}
 	closed.Store(true)
+}
+
+// TestSweepSummary: the summary table has one aligned line per step, with
+// each step's rates and percentiles (HDR's highest equivalent values,
+// within 0.1 %), and marks the steps that did not
+// finish or never ran.
+func TestSweepSummary(t *testing.T) {
+	h := newSeriesHistogram()
+	for i := int64(1); i <= 100; i++ {
+		h.RecordValue(i * 1e6) // 1..100 ms
+	}
+	done := SweepRowOf(RunSummary{Threads: 2, Complete: true, Latency: h,
+		Totals: &Stats{TimeInterval: 2, Events: 300, Reads: 1000, Writes: 400, Other: 200, Errors: 3}})
+	cut := SweepRowOf(RunSummary{Threads: 4, Totals: &Stats{TimeInterval: 1, Events: 10}})
+	never := SweepRowOf(RunSummary{Threads: 8})
+	var b strings.Builder
+	WriteSweepSummary(&b, []SweepRow{done, cut, never})
+	want := "Thread sweep summary:\n" +
+		"  threads          tps          qps   p95 (ms)   p99 (ms)   max (ms)   errors\n" +
+		"        2       150.00       800.00      95.03      99.02     100.01        3\n" +
+		"        4        10.00         0.00       0.00       0.00       0.00        0  (incomplete)\n" +
+		"        8            -            -          -          -          -        -  (did not run)\n\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
 }

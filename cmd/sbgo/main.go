@@ -304,6 +304,11 @@ func (inv *invocation) resolveOptions() (code int, stop bool) {
 // prepare, cleanup or run.
 func (inv *invocation) dispatch() int {
 	cmd := inv.cl.Command
+	if cmd != "run" && optionText(inv.opts, "results-file") != "" {
+		// Custom commands, like sysbench's, run no events: nothing to
+		// record, and no file that pretends otherwise.
+		fmt.Fprintf(inv.stderr, "WARNING: --results-file is written only by the run command; '%s' runs no events\n", cmd)
+	}
 	switch {
 	case inv.script.HasCommand(cmd):
 		if err := inv.script.RunCommand(cmd, inv.general.Threads); err != nil {
@@ -364,21 +369,6 @@ func decideThreadPolicy(opts *engine.Options, threads, cpus int) engine.ThreadPo
 	})
 	opts.SetThreadPolicy(p)
 	return p
-}
-
-// run performs the run command, and writes its results file when
-// --results-file asks for one: also after a failed or interrupted run.
-func (inv *invocation) run() int {
-	path := optionText(inv.opts, "results-file")
-	started := time.Now()
-	code, r := runBenchmark(inv.script, inv.general, inv.policy, inv.log, inv.sigs, path != "")
-	if path == "" {
-		return code
-	}
-	if wcode := inv.writeResults(path, r.Summary(), started); wcode != 0 && code == engine.ExitOK {
-		code = wcode
-	}
-	return code
 }
 
 // runBenchmark performs the run command and returns its exit code and the

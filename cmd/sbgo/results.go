@@ -20,12 +20,13 @@ import (
 	"sbgo/scripts"
 )
 
-// resultsOptions are sbgo's own options for the results file. They are
+// resultsOptions are sbgo's own options for results and sweeps. They are
 // not sysbench's, so they get a --help block of their own after the
 // general options.
 var resultsOptions = engine.Group{Title: "Results options", Options: []engine.Option{
 	{Name: "results-file", Desc: "write the run's results as a JSON document to this file when the run ends ('-' for stdout)", Type: engine.ArgString},
 	{Name: "results-label", Desc: "a label for the results file, to tell runs apart when comparing them", Type: engine.ArgString},
+	{Name: "sweep-continue", Desc: "with a list of thread counts (--threads=1,2,4), go on to the next step after a failed one", Type: engine.ArgBool, Default: engine.Default("off")},
 }}
 
 // optionText is the value of a string option, "" without one.
@@ -36,13 +37,20 @@ func optionText(opts *engine.Options, name string) string {
 	return ""
 }
 
-// writeResults builds the results document of a finished run and writes
-// it to --results-file. A failure is one line on stderr and exit code 1.
-func (inv *invocation) writeResults(path string, s engine.RunSummary, started time.Time) int {
-	doc := inv.resultsDocument(s, started)
-	step, err := resultsStep(s)
+// writeResults builds the results document of a finished run, one step
+// per run of a sweep, and writes it to --results-file. A failure is one
+// line on stderr and exit code 1.
+func (inv *invocation) writeResults(path string, steps []engine.RunSummary, started time.Time) int {
+	doc := inv.resultsDocument(steps, started)
+	var err error
+	for _, s := range steps {
+		var step results.Step
+		if step, err = resultsStep(s); err != nil {
+			break
+		}
+		doc.Steps = append(doc.Steps, step)
+	}
 	if err == nil {
-		doc.Steps = []results.Step{step}
 		err = results.WriteFile(path, doc, inv.stdout)
 	}
 	if err != nil {
@@ -53,21 +61,34 @@ func (inv *invocation) writeResults(path string, s engine.RunSummary, started ti
 }
 
 // resultsDocument is the document's header: who ran what, where and how.
-func (inv *invocation) resultsDocument(s engine.RunSummary, started time.Time) *results.Document {
+// It spans every step; it is complete when every step that was asked for
+// ran to its end, else it gives the first incomplete step's reason.
+func (inv *invocation) resultsDocument(steps []engine.RunSummary, started time.Time) *results.Document {
 	host, _ := os.Hostname()
-	start, end := s.Start, s.End
+	first, last := steps[0], steps[len(steps)-1]
+	start, end := first.Start, last.End
 	if start.IsZero() {
 		start = started
 	}
 	if end.IsZero() {
 		end = time.Now()
 	}
+	complete, reason := len(steps) == inv.stepCount(), ""
+	if !complete {
+		reason = "the sweep stopped before its last step"
+	}
+	for _, s := range steps {
+		if !s.Complete {
+			complete, reason = false, s.Reason
+			break
+		}
+	}
 	return &results.Document{
 		SchemaVersion: results.SchemaVersion,
 		Tool:          results.Tool{Name: "sbgo", Version: Version},
 		Label:         optionText(inv.opts, "results-label"),
-		Complete:      s.Complete,
-		Reason:        s.Reason,
+		Complete:      complete,
+		Reason:        reason,
 		CommandLine:   results.MaskArgs(inv.argv),
 		Script:        results.Script{Name: inv.test, SHA256: scriptSHA256(inv.test)},
 		Options:       results.MaskOptions(inv.opts.Resolved()),

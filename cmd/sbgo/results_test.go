@@ -21,6 +21,13 @@ const resultsSecret = "Rz7-results-pw"
 // stored histogram gives back the same figures.
 func checkResultsFile(t *testing.T, path string, outputs ...string) *results.Document {
 	t.Helper()
+	return checkResultsSteps(t, path, 1, outputs...)
+}
+
+// checkResultsSteps is checkResultsFile for a document of steps steps,
+// each checked alike.
+func checkResultsSteps(t *testing.T, path string, steps int, outputs ...string) *results.Document {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -37,15 +44,16 @@ func checkResultsFile(t *testing.T, path string, outputs ...string) *results.Doc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Steps) != 1 {
-		t.Fatalf("%d steps, want 1", len(doc.Steps))
+	if len(doc.Steps) != steps {
+		t.Fatalf("%d steps, want %d", len(doc.Steps), steps)
 	}
-	step := doc.Steps[0]
-	checkPointsAddUp(t, "seconds", step.Seconds, step.Totals)
-	if len(step.Intervals) > 0 {
-		checkPointsAddUp(t, "intervals", step.Intervals, step.Totals)
+	for _, step := range doc.Steps {
+		checkPointsAddUp(t, "seconds", step.Seconds, step.Totals)
+		if len(step.Intervals) > 0 {
+			checkPointsAddUp(t, "intervals", step.Intervals, step.Totals)
+		}
+		checkLatency(t, step.Latency)
 	}
-	checkLatency(t, step.Latency)
 	return doc
 }
 
@@ -242,5 +250,35 @@ func TestResultsFilesMerge(t *testing.T) {
 	// the 90th percentile a long one.
 	if lat.Count != 200 || count != 200 || lat.Min < 1 || lat.Percentiles["50"] >= 20 || lat.Percentiles["90"] < 20 {
 		t.Errorf("merged %d values (files: %d): %+v", lat.Count, count, lat.Percentiles)
+	}
+}
+
+// TestResultsFileOnlyForRun: a command that runs no events (a custom
+// one, prepare) warns that it writes no results file, and writes none.
+func TestResultsFileOnlyForRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	r := runBinary(t, sbgoBinary, "commands.lua", "--results-file="+path, "show")
+	if r.code != 0 || !strings.Contains(r.stderr, "WARNING: --results-file is written only by the run command; 'show' runs no events") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a results file was written: %v", err)
+	}
+}
+
+// TestResultsFileCheckpoints: --report-checkpoints reset the text
+// report's counts, not the results file's: its totals are the whole run's,
+// so the points still add up to them and every event's latency is in the
+// histogram.
+func TestResultsFileCheckpoints(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	r := runBinary(t, sbgoBinary, "sleepy.lua", "--time=3", "--report-checkpoints=1,2", "--results-file="+path, "run")
+	if r.code != 0 || strings.Count(r.stdout, "General statistics:") != 3 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	last := reportNumber(t, r.stdout[strings.LastIndex(r.stdout, "General statistics:"):], "total number of events")
+	s := checkResultsFile(t, path).Steps[0]
+	if s.Latency.Count != int64(s.Totals.Events) || s.Totals.Events <= uint64(last) {
+		t.Errorf("file: %d events, %d latencies; last checkpoint's report: %v events", s.Totals.Events, s.Latency.Count, last)
 	}
 }
