@@ -1,0 +1,43 @@
+-- A known spread of event latencies, each also measured by the event.
+--
+-- Thread t's n-th event (n from 0) sleeps
+--   spread_min_ms + (n * threads + t) % spread_ms
+-- milliseconds, so the threads together go through every duration of the
+-- spread. Each event reads the clock right before and after its sleep.
+-- When the thread ends it prints one line "lat_us <microseconds>" per
+-- event: printing afterwards keeps output out of the timed events, so the
+-- engine's latency of an event exceeds the script's own figure only by
+-- the call into event() and back. A test compares the percentiles the
+-- engine reports with the exact ones of the printed figures.
+sysbench.cmdline.options = {
+  spread_min_ms = {"Shortest sleep of an event, in milliseconds", 50},
+  spread_ms = {"Number of distinct sleeps, one millisecond apart", 400},
+}
+
+ffi.cdef[[
+typedef struct timeval { long tv_sec; long tv_usec; } timeval;
+int gettimeofday(struct timeval *tv, void *tz);
+int usleep(unsigned int usec);
+]]
+
+local before, after = ffi.new("struct timeval"), ffi.new("struct timeval")
+local n, lat_us = 0, {}
+
+local function us(tv)
+  return tonumber(tv.tv_sec) * 1000000 + tonumber(tv.tv_usec)
+end
+
+function event()
+  ffi.C.gettimeofday(before, nil)
+  local o = sysbench.opt
+  ffi.C.usleep((o.spread_min_ms + (n * o.threads + sysbench.tid) % o.spread_ms) * 1000)
+  ffi.C.gettimeofday(after, nil)
+  n = n + 1
+  lat_us[n] = us(after) - us(before)
+end
+
+function thread_done()
+  for i = 1, n do
+    io.write("lat_us ", lat_us[i], "\n")
+  end
+end
