@@ -34,6 +34,7 @@ import (
 	"sbgo/db/sockconn"
 	"sbgo/engine"
 	"sbgo/luabind"
+	"sbgo/metrics"
 	"sbgo/scripts"
 )
 
@@ -366,12 +367,24 @@ func decideThreadPolicy(opts *engine.Options, threads, cpus int) engine.ThreadPo
 	return p
 }
 
-// run performs the run command, and writes its results file when
+// run performs the run command, serves its live metrics when
+// --prometheus asks for them, and writes its results file when
 // --results-file asks for one: also after a failed or interrupted run.
 func (inv *invocation) run() int {
 	path := optionText(inv.opts, "results-file")
+	ln, code := inv.listenMetrics()
+	if code != 0 {
+		return code
+	}
 	started := time.Now()
-	code, r := runBenchmark(inv.script, inv.general, inv.policy, inv.log, inv.sigs, path != "")
+	r := engine.NewRun(runConfig(inv.general, inv.policy, path != "" || ln != nil), inv.log)
+	if ln != nil {
+		srv := metrics.Serve(ln, r)
+		code = runBenchmark(r, inv.script, inv.policy, inv.sigs)
+		srv.Close()
+	} else {
+		code = runBenchmark(r, inv.script, inv.policy, inv.sigs)
+	}
 	if path == "" {
 		return code
 	}
@@ -381,10 +394,10 @@ func (inv *invocation) run() int {
 	return code
 }
 
-// runBenchmark performs the run command and returns its exit code and the
-// run. policy is the run's thread policy (decideThreadPolicy); series
-// keeps what a results file needs (engine.Config.Series).
-func runBenchmark(script *luabind.Script, g *engine.General, policy engine.ThreadPolicy, log *engine.Logger, sigs <-chan os.Signal, series bool) (int, *engine.Run) {
+// runConfig is the run's configuration from the general options. policy
+// is the run's thread policy (decideThreadPolicy); series keeps what a
+// results file and the live metrics need (engine.Config.Series).
+func runConfig(g *engine.General, policy engine.ThreadPolicy, series bool) engine.Config {
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	cfg := engine.Config{
 		Threads:           g.Threads,
@@ -408,6 +421,11 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 	for _, c := range g.ReportCheckpoints {
 		cfg.Checkpoints = append(cfg.Checkpoints, sec(c))
 	}
+	return cfg
+}
+
+// runBenchmark performs the run command with r and returns its exit code.
+func runBenchmark(r *engine.Run, script *luabind.Script, policy engine.ThreadPolicy, sigs <-chan os.Signal) int {
 	if policy.OwnThreads {
 		// Every worker has an OS thread and a processor of its own:
 		// answers are waited for without the scheduler, as a C client
@@ -415,7 +433,6 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		sockconn.SetQuickWait(policy.QuickWait, policy.Locked)
 		defer sockconn.SetQuickWait(0, false)
 	}
-	r := engine.NewRun(cfg, log)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -425,7 +442,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		case <-stop:
 		}
 	}()
-	return r.Execute(script), r
+	return r.Execute(script)
 }
 
 // Thread counts at which tuneGC changes the collector's pace.
