@@ -164,12 +164,22 @@ type collector struct {
 	r      *Run
 	rings  []*latencyRing
 	closed atomic.Bool
-	start  time.Time
-	total  *hdr.Histogram
-	tracks []*track
 	stopCh chan struct{}
 	wake   chan struct{}
 	wg     sync.WaitGroup
+
+	// mu guards what follows against Run.Live, which reads it while the
+	// collector goroutine writes it. Only those two take it, never a
+	// worker: workers reach the collector through their rings only.
+	mu    sync.Mutex
+	start time.Time
+	base  []snapshot // the counters when the series began
+	// errBase is the errors by code the warm-up left, which Run.Live
+	// leaves out as the counters' base does.
+	errBase []ErrorCount
+	total   *hdr.Histogram
+	sumNs   int64 // of every latency drained into the histograms
+	tracks  []*track
 }
 
 // collectEvery is how often the collector drains the rings: often enough
@@ -190,13 +200,14 @@ func newCollector(r *Run) *collector {
 func (c *collector) begin() {
 	r := c.r
 	r.startMu.Lock()
-	c.start = r.start
-	base := r.baseline
+	start, base := r.start, r.baseline
 	r.startMu.Unlock()
 	everies := []time.Duration{time.Second}
 	if r.cfg.ReportInterval > 0 {
 		everies = append(everies, r.cfg.ReportInterval)
 	}
+	c.mu.Lock()
+	c.start, c.base = start, base
 	for _, every := range everies {
 		c.tracks = append(c.tracks, &track{every: every, next: every, prev: base, h: newSeriesHistogram()})
 	}
@@ -204,7 +215,9 @@ func (c *collector) begin() {
 		// What the warm-up left. Without a warm-up the rings hold only
 		// measured events, which the counters already count.
 		c.drain(func(int64) {})
+		c.errBase = mergeErrors(r.errs)
 	}
+	c.mu.Unlock()
 	c.wg.Add(1)
 	go c.loop()
 }
@@ -220,13 +233,20 @@ func (c *collector) loop() {
 		case <-tick.C:
 		case <-c.wake:
 		}
-		c.drainAll()
-		at := time.Since(c.start)
-		for _, t := range c.tracks {
-			for at >= t.next {
-				c.close(t, t.next)
-				t.next += t.every
-			}
+		c.collect()
+	}
+}
+
+// collect drains the rings and closes the points that are due.
+func (c *collector) collect() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drainAll()
+	at := time.Since(c.start)
+	for _, t := range c.tracks {
+		for at >= t.next {
+			c.close(t, t.next)
+			t.next += t.every
 		}
 	}
 }
@@ -236,6 +256,8 @@ func (c *collector) loop() {
 func (c *collector) end() {
 	close(c.stopCh)
 	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.drainAll()
 	at := time.Since(c.start)
 	for _, t := range c.tracks {
@@ -257,6 +279,7 @@ func (c *collector) drain(f func(int64)) {
 // less than a third record per value.
 func (c *collector) drainAll() {
 	c.drain(func(ns int64) {
+		c.sumNs += ns
 		for _, t := range c.tracks {
 			recordClamped(t.h, ns)
 		}
@@ -282,41 +305,66 @@ func (c *collector) close(t *track, at time.Duration) {
 	t.prev, t.prevAt, t.h = cur, at, newSeriesHistogram()
 }
 
-// errorCounts is one worker's errors by code, owned by that worker; the
-// engine reads it once the worker has returned.
+// errorCounts is one worker's errors by code. Only that worker adds to
+// it; readers (Run.Live while the run goes on, Run.Summary after it) see
+// the entries published so far, so neither side takes a lock. The error
+// path alone pays for it: an atomic add per error, an allocation per new
+// code.
 type errorCounts struct {
-	byCode map[string]int // index into list
-	list   []ErrorCount
+	byCode map[string]*errorEntry // the worker's own index
+	// list is every entry, by first occurrence. The worker stores a new
+	// slice header per new code; the elements a reader's header covers
+	// are never written again, as appends go past its length.
+	list atomic.Pointer[[]*errorEntry]
+}
+
+// errorEntry is one code's count and first message.
+type errorEntry struct {
+	code, msg string
+	count     atomic.Uint64
 }
 
 // add counts one error.
 func (ec *errorCounts) add(code, msg string) {
-	if i, ok := ec.byCode[code]; ok {
-		ec.list[i].Count++
+	if e, ok := ec.byCode[code]; ok {
+		e.count.Add(1)
 		return
 	}
 	if ec.byCode == nil {
-		ec.byCode = make(map[string]int)
+		ec.byCode = make(map[string]*errorEntry)
 	}
-	ec.byCode[code] = len(ec.list)
-	ec.list = append(ec.list, ErrorCount{Code: code, Count: 1, Message: msg})
+	e := &errorEntry{code: code, msg: msg}
+	e.count.Store(1)
+	ec.byCode[code] = e
+	list := append(ec.entries(), e)
+	ec.list.Store(&list)
+}
+
+// entries is what the worker has published so far.
+func (ec *errorCounts) entries() []*errorEntry {
+	if p := ec.list.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // mergeErrors sums the workers' error counts by code, in order of first
 // appearance (by worker, then within each worker).
 func mergeErrors(all []*errorCounts) []ErrorCount {
-	var sum errorCounts
+	var sum []ErrorCount
+	index := make(map[string]int)
 	for _, ec := range all {
-		for _, e := range ec.list {
-			if i, ok := sum.byCode[e.Code]; ok {
-				sum.list[i].Count += e.Count
+		for _, e := range ec.entries() {
+			n := e.count.Load()
+			if i, ok := index[e.code]; ok {
+				sum[i].Count += n
 				continue
 			}
-			sum.add(e.Code, e.Message)
-			sum.list[len(sum.list)-1].Count = e.Count
+			index[e.code] = len(sum)
+			sum = append(sum, ErrorCount{Code: e.code, Count: n, Message: e.msg})
 		}
 	}
-	return sum.list
+	return sum
 }
 
 // Summary is the run's results, for a run made with Config.Series, once

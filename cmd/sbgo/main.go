@@ -371,10 +371,10 @@ func decideThreadPolicy(opts *engine.Options, threads, cpus int) engine.ThreadPo
 	return p
 }
 
-// runBenchmark performs the run command and returns its exit code and the
-// run. policy is the run's thread policy (decideThreadPolicy); series
-// keeps what a results file needs (engine.Config.Series).
-func runBenchmark(script *luabind.Script, g *engine.General, policy engine.ThreadPolicy, log *engine.Logger, sigs <-chan os.Signal, series bool) (int, *engine.Run) {
+// runConfig is the run's configuration from the general options. policy
+// is the run's thread policy (decideThreadPolicy); series keeps what a
+// results file and the live metrics need (engine.Config.Series).
+func runConfig(g *engine.General, policy engine.ThreadPolicy, series bool) engine.Config {
 	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
 	cfg := engine.Config{
 		Threads:           g.Threads,
@@ -398,6 +398,11 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 	for _, c := range g.ReportCheckpoints {
 		cfg.Checkpoints = append(cfg.Checkpoints, sec(c))
 	}
+	return cfg
+}
+
+// runBenchmark performs the run command with r and returns its exit code.
+func runBenchmark(r *engine.Run, script *luabind.Script, policy engine.ThreadPolicy, sigs <-chan os.Signal) int {
 	if policy.OwnThreads {
 		// Every worker has an OS thread and a processor of its own:
 		// answers are waited for without the scheduler, as a C client
@@ -405,7 +410,6 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		sockconn.SetQuickWait(policy.QuickWait, policy.Locked)
 		defer sockconn.SetQuickWait(0, false)
 	}
-	r := engine.NewRun(cfg, log)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -415,7 +419,7 @@ func runBenchmark(script *luabind.Script, g *engine.General, policy engine.Threa
 		case <-stop:
 		}
 	}()
-	return r.Execute(script), r
+	return r.Execute(script)
 }
 
 // Thread counts at which tuneGC changes the collector's pace.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -16,18 +17,37 @@ import (
 
 	"sbgo/db"
 	"sbgo/engine"
+	"sbgo/metrics"
 	"sbgo/results"
 	"sbgo/scripts"
 )
 
-// resultsOptions are sbgo's own options for results and sweeps. They are
-// not sysbench's, so they get a --help block of their own after the
-// general options.
+// resultsOptions are sbgo's own options for the run's results: the
+// results file, the live metrics and thread sweeps. They are not
+// sysbench's, so they get a --help block of their own after the general
+// options.
 var resultsOptions = engine.Group{Title: "Results options", Options: []engine.Option{
 	{Name: "results-file", Desc: "write the run's results as a JSON document to this file when the run ends ('-' for stdout)", Type: engine.ArgString},
 	{Name: "results-label", Desc: "a label for the results file, to tell runs apart when comparing them", Type: engine.ArgString},
+	{Name: "prometheus", Desc: "serve live metrics for Prometheus at /metrics on this host:port (e.g. 127.0.0.1:9273) during the run", Type: engine.ArgString},
 	{Name: "sweep-continue", Desc: "with a list of thread counts (--threads=1,2,4), go on to the next step after a failed one", Type: engine.ArgBool, Default: engine.Default("off")},
 }}
+
+// listenMetrics binds --prometheus's address, if it is set, before the
+// run starts: an address that cannot be used is one FATAL line and exit
+// code 1, before any work. It returns no listener without the option.
+func (inv *invocation) listenMetrics() (net.Listener, int) {
+	addr := optionText(inv.opts, "prometheus")
+	if addr == "" {
+		return nil, 0
+	}
+	ln, err := metrics.Listen(addr)
+	if err != nil {
+		inv.log.Logf(engine.LevelFatal, "--prometheus: %s", err)
+		return nil, 1
+	}
+	return ln, 0
+}
 
 // optionText is the value of a string option, "" without one.
 func optionText(opts *engine.Options, name string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,23 +128,30 @@ func runResultsWorkload(t *testing.T, prepareArgs, runArgs []string) *results.Do
 	return doc
 }
 
-// TestResultsFileMySQL: a bundled workload on MariaDB leaves a valid,
-// consistent results file that names the server, with the password of a
-// user made for the test masked everywhere.
-func TestResultsFileMySQL(t *testing.T) {
-	admin := needMySQL(t)
+// mysqlUserWithPassword makes a MariaDB user with all rights on sbtest,
+// dropped when the test ends, and returns the options to connect as it.
+func mysqlUserWithPassword(t *testing.T, admin *sql.DB, user, password string) []string {
+	t.Helper()
 	for _, q := range []string{
-		"DROP USER IF EXISTS 'sbgo_results'@'%'",
-		"CREATE USER 'sbgo_results'@'%' IDENTIFIED BY '" + resultsSecret + "'",
-		"GRANT ALL ON sbtest.* TO 'sbgo_results'@'%'",
+		"DROP USER IF EXISTS '" + user + "'@'%'",
+		"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + password + "'",
+		"GRANT ALL ON sbtest.* TO '" + user + "'@'%'",
 	} {
 		if _, err := admin.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	defer admin.Exec("DROP USER IF EXISTS 'sbgo_results'@'%'")
-	conn := []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306",
-		"--mysql-user=sbgo_results", "--mysql-password=" + resultsSecret, "--mysql-db=sbtest"}
+	t.Cleanup(func() { admin.Exec("DROP USER IF EXISTS '" + user + "'@'%'") })
+	return []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306",
+		"--mysql-user=" + user, "--mysql-password=" + password, "--mysql-db=sbtest"}
+}
+
+// TestResultsFileMySQL: a bundled workload on MariaDB leaves a valid,
+// consistent results file that names the server, with the password of a
+// user made for the test masked everywhere.
+func TestResultsFileMySQL(t *testing.T) {
+	admin := needMySQL(t)
+	conn := mysqlUserWithPassword(t, admin, "sbgo_results", resultsSecret)
 	doc := runResultsWorkload(t, mysqlArgs, conn)
 	srv := doc.Server
 	if srv == nil || srv.Driver != "mysql" || srv.Host != "127.0.0.1" || srv.Port != 3306 || !strings.Contains(srv.Version, "MariaDB") {

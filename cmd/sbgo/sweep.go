@@ -2,20 +2,32 @@ package main
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"sbgo/engine"
+	"sbgo/metrics"
 )
 
 // run performs the run command: once, or once per thread count of a
 // sweep (--threads=1,2,4), each step a complete run of its own (init,
 // fresh workers and connections, the usual report). A sweep ends with
-// its summary table. The results file, when --results-file asks for one,
-// is written also after a failed or interrupted run.
+// its summary table. It serves live metrics when --prometheus asks for
+// them, and writes the results file when --results-file asks for one:
+// also after a failed or interrupted run.
 func (inv *invocation) run() int {
 	path := optionText(inv.opts, "results-file")
+	ln, code := inv.listenMetrics()
+	if code != 0 {
+		return code
+	}
+	var live stepSource
+	if ln != nil {
+		srv := metrics.Serve(ln, &live)
+		defer srv.Close()
+	}
 	started := time.Now()
-	code, steps := inv.sweep(path != "" || inv.stepCount() > 1)
+	code, steps := inv.sweep(path != "" || ln != nil || inv.stepCount() > 1, &live)
 	if inv.stepCount() > 1 {
 		rows := make([]engine.SweepRow, len(steps))
 		for i, s := range steps {
@@ -32,6 +44,19 @@ func (inv *invocation) run() int {
 	return code
 }
 
+// stepSource is what the live metrics read: the run of the step in
+// progress, or the last one between steps. Each step's counters start
+// from zero, which Prometheus sees as a counter reset.
+type stepSource struct{ run atomic.Pointer[engine.Run] }
+
+// Live is the current step's figures; none before the first step.
+func (s *stepSource) Live() engine.LiveStats {
+	if r := s.run.Load(); r != nil {
+		return r.Live()
+	}
+	return engine.LiveStats{}
+}
+
 // stepCount is how many runs the command asks for: one per thread count.
 func (inv *invocation) stepCount() int {
 	return max(1, len(inv.general.ThreadSteps))
@@ -41,8 +66,8 @@ func (inv *invocation) stepCount() int {
 // step's exit code and the summary of every step that ran. A failed step
 // ends the sweep unless --sweep-continue=on; an interrupt always does.
 // Each step decides its own thread policy and collector pace, as a run
-// of that many threads would.
-func (inv *invocation) sweep(series bool) (int, []engine.RunSummary) {
+// of that many threads would; live shows the step in progress.
+func (inv *invocation) sweep(series bool, live *stepSource) (int, []engine.RunSummary) {
 	threads := inv.general.ThreadSteps
 	if threads == nil {
 		threads = []int{inv.general.Threads}
@@ -59,7 +84,9 @@ func (inv *invocation) sweep(series bool) (int, []engine.RunSummary) {
 			policy = decideThreadPolicy(inv.opts, n, runtime.NumCPU())
 			tuneGC(n)
 		}
-		stepCode, r := runBenchmark(inv.script, &g, policy, inv.log, inv.sigs, series)
+		r := engine.NewRun(runConfig(&g, policy, series), inv.log)
+		live.run.Store(r)
+		stepCode := runBenchmark(r, inv.script, policy, inv.sigs)
 		s := r.Summary()
 		steps = append(steps, s)
 		if stepCode != engine.ExitOK && code == engine.ExitOK {
