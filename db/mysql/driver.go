@@ -346,15 +346,21 @@ func (d *Driver) dial(ctx context.Context, ep endpoint) (driver.Conn, error) {
 		d.log.Logf(engine.LevelDebug, "mysql_real_connect(\"%s\", \"%s\", \"%s\", \"%s\", %d, \"%s\", CLIENT_MULTI_STATEMENTS)",
 			ep.host, d.set.user, pw, d.set.dbName, ep.port, ep.socket)
 	}
-	connector, err := gomysql.NewConnector(d.config(ep))
+	cfg := d.config(ep)
+	probe := watchTLS(cfg, d.log)
+	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, connectError(err, ep)
 	}
 	delay := connectRetryDelay
 	for attempt := 1; ; attempt++ {
+		probe.reset()
 		mc, err := connector.Connect(ctx)
 		if err == nil {
 			return mc, nil
+		}
+		if tlsErr := probe.explain(err); tlsErr != nil {
+			return nil, connectError(tlsErr, ep)
 		}
 		if attempt == connectAttempts || !droppedDuringHandshake(err) || ctx.Err() != nil {
 			return nil, connectError(err, ep)

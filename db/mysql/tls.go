@@ -1,12 +1,16 @@
 package mysql
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"sbgo/engine"
 )
@@ -155,8 +159,11 @@ func verifyChain(roots *x509.CertPool) func([][]byte, [][]*x509.Certificate) err
 		for _, c := range certs[1:] {
 			inter.AddCert(c)
 		}
-		_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
-		return err
+		if _, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter}); err != nil {
+			// Worded as crypto/tls words its own checks (VERIFY_IDENTITY).
+			return &tls.CertificateVerificationError{UnverifiedCertificates: certs, Err: err}
+		}
+		return nil
 	}
 }
 
@@ -208,3 +215,99 @@ func cipherSuites(list string) ([]uint16, error) {
 	}
 	return out, nil
 }
+
+// tlsProbe watches the connection attempts of one dial for the TLS
+// failures that go-sql-driver only logs. Under TLS 1.3 a server checks the
+// client's certificate after the client has finished its side of the
+// handshake, so a refusal reaches the client as an alert on its next read,
+// or as a reset on its next write; go-sql-driver logs that error and
+// returns "invalid connection" or "bad connection", which would read as a
+// network fault and be retried.
+type tlsProbe struct {
+	debugLogger
+	clientCert bool // a client certificate is configured
+
+	mu       sync.Mutex
+	verified bool  // the server's certificate arrived and was accepted
+	tlsErr   error // the first TLS error logged
+	netErr   error // the first other error logged
+}
+
+// watchTLS installs a probe as cfg's logger and, with TLS, as the hook
+// that sees the server's certificate accepted.
+func watchTLS(cfg *gomysql.Config, log *engine.Logger) *tlsProbe {
+	p := &tlsProbe{debugLogger: debugLogger{log}}
+	cfg.Logger = p
+	if cfg.TLS != nil {
+		p.clientCert = len(cfg.TLS.Certificates) > 0
+		cfg.TLS.VerifyConnection = p.verifyConnection
+	}
+	return p
+}
+
+// Print logs go-sql-driver's message and keeps the errors in it.
+func (p *tlsProbe) Print(v ...any) {
+	p.debugLogger.Print(v...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, x := range v {
+		err, ok := x.(error)
+		switch {
+		case !ok:
+		case isTLSError(err) && p.tlsErr == nil:
+			p.tlsErr = err
+		case p.netErr == nil:
+			p.netErr = err
+		}
+	}
+}
+
+// verifyConnection runs when the server's certificate passed the mode's
+// checks; it accepts the connection.
+func (p *tlsProbe) verifyConnection(tls.ConnectionState) error {
+	p.mu.Lock()
+	p.verified = true
+	p.mu.Unlock()
+	return nil
+}
+
+// reset forgets the previous attempt.
+func (p *tlsProbe) reset() {
+	p.mu.Lock()
+	p.verified, p.tlsErr, p.netErr = false, nil, nil
+	p.mu.Unlock()
+}
+
+// explain is the TLS failure behind err, the failure of an attempt, or
+// nil: never for a server's error or the caller's cancellation. When the
+// server's certificate was accepted and the client had one to send, the
+// failure is the server refusing that certificate: a *clientCertError
+// with the TLS error go-sql-driver logged (the alert), else the network
+// error it logged, else err. Otherwise it is the TLS error logged, if any.
+func (p *tlsProbe) explain(err error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	if !p.verified || !p.clientCert {
+		return p.tlsErr
+	}
+	for _, cause := range []error{p.tlsErr, p.netErr, err} {
+		if cause != nil {
+			return &clientCertError{cause}
+		}
+	}
+	return nil
+}
+
+// clientCertError is a server that ended the TLS session once it had the
+// client's certificate: it does not accept that certificate.
+type clientCertError struct{ cause error }
+
+func (e *clientCertError) Error() string {
+	return "the server refused the client certificate (" + e.cause.Error() + ")"
+}
+
+func (e *clientCertError) Unwrap() error { return e.cause }
