@@ -278,6 +278,9 @@ func systemErrno(err error) int {
 	return 0
 }
 
+// isTLSError is a failure of the TLS layer: a certificate check, a
+// handshake error, or an alert the server sent (crypto/tls reports those
+// as a *net.OpError whose Op is "remote error").
 func isTLSError(err error) bool {
 	var (
 		rec     tls.RecordHeaderError
@@ -286,9 +289,12 @@ func isTLSError(err error) bool {
 		unknown x509.UnknownAuthorityError
 		host    x509.HostnameError
 		invalid x509.CertificateInvalidError
+		client  *clientCertError
+		op      *net.OpError
 	)
 	return errors.As(err, &rec) || errors.As(err, &alert) || errors.As(err, &verify) ||
 		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid) ||
+		errors.As(err, &client) || (errors.As(err, &op) && op.Op == "remote error") ||
 		strings.HasPrefix(err.Error(), "tls: ")
 }
 

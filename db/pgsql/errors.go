@@ -3,6 +3,7 @@ package pgsql
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -180,6 +181,7 @@ func connectError(cfg *pgx.ConnConfig, dialed string, err error) *db.Error {
 	var pe *pgconn.PgError
 	var errno syscall.Errno
 	var certErr *tls.CertificateVerificationError
+	chainErr := chainError(err)
 	switch {
 	case errors.As(err, &pe):
 		e.State = pe.Code
@@ -195,10 +197,34 @@ func connectError(cfg *pgx.ConnConfig, dialed string, err error) *db.Error {
 		}
 	case errors.As(err, &certErr):
 		e.Msg = where + "SSL error: " + certErr.Err.Error()
+	case chainErr != nil:
+		e.Msg = where + "SSL error: " + chainErr.Error()
 	default:
 		e.Msg = where + innermost(err).Error()
 	}
 	return e
+}
+
+// chainError is the x509 error behind err, nil if there is none. pgx
+// checks the chain itself for verify-ca (and for require with a root
+// certificate, as libpq does) and returns x509's error unwrapped, where
+// crypto/tls's own check (verify-full) wraps it in a
+// *tls.CertificateVerificationError.
+func chainError(err error) error {
+	var (
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+		host    x509.HostnameError
+	)
+	switch {
+	case errors.As(err, &unknown):
+		return unknown
+	case errors.As(err, &invalid):
+		return invalid
+	case errors.As(err, &host):
+		return host
+	}
+	return nil
 }
 
 // innermost follows err's chain to its first cause: for a joined error
