@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,14 @@ type Key struct {
 // sysbench's oltp_read_only.lua and a copy of it meet in one row.
 func Workload(script string) string {
 	return strings.TrimSuffix(filepath.Base(script), ".lua")
+}
+
+// Threads writes a thread count with its noun: "1 thread", "4 threads".
+func Threads(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return strconv.Itoa(n) + " threads"
 }
 
 // Step is what one cell shows: a step of one file of a run.
@@ -177,8 +186,8 @@ func (t *Table) addRun(i int, r Run) error {
 			k := Key{Workload: Workload(f.Doc.Script.Name), Threads: f.Doc.Steps[s].Threads}
 			ck := cellKey{i, k}
 			if prev, dup := t.cells[ck]; dup {
-				return fmt.Errorf("%s and %s both hold %s at %d threads for run %q: give them different --results-label values",
-					prev.File.Path, f.Path, k.Workload, k.Threads, r.Header)
+				return fmt.Errorf("%s and %s both hold %s at %s for run %q: give them different --results-label values",
+					prev.File.Path, f.Path, k.Workload, Threads(k.Threads), r.Header)
 			}
 			t.cells[ck] = Step{File: f, Step: &f.Doc.Steps[s]}
 			if !slices.Contains(t.Keys, k) {

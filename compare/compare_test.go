@@ -169,7 +169,7 @@ func TestDuplicateStep(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error for two sleepy steps of 1 thread in one run")
 	}
-	for _, part := range []string{"testdata/fast-sleepy.json", "copy.json", "sleepy at 1 threads", `"1 ms sleeps"`} {
+	for _, part := range []string{"testdata/fast-sleepy.json", "copy.json", "sleepy at 1 thread", `"1 ms sleeps"`} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("error %q lacks %q", err, part)
 		}

@@ -156,7 +156,7 @@ func finish(p *plot.Plot, legend bool, axes func()) (*plot.Plot, error) {
 // over time, the latency percentiles and, where any occurred, errors and
 // reconnects over time.
 func stepCharts(t *compare.Table, k compare.Key) []Chart {
-	at := k.Workload + " at " + strconv.Itoa(k.Threads) + " threads"
+	at := k.Workload + " at " + compare.Threads(k.Threads)
 	n := strconv.Itoa(k.Threads) + "t"
 	charts := []Chart{
 		timeChart(t, k, chartName(k.Workload, n, "tps"), at+": tps", "tps", "transactions per second, second by second", pointTPS),

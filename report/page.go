@@ -44,7 +44,7 @@ type sectionView struct {
 }
 
 type stepView struct {
-	Threads int
+	Threads string // "1 thread", "4 threads"
 	Charts  []chartView
 }
 
@@ -98,7 +98,7 @@ func newSectionView(s Section) (sectionView, error) {
 		if err != nil {
 			return sv, err
 		}
-		sv.Steps = append(sv.Steps, stepView{Threads: st.Threads, Charts: cv})
+		sv.Steps = append(sv.Steps, stepView{Threads: compare.Threads(st.Threads), Charts: cv})
 	}
 	return sv, nil
 }

@@ -117,7 +117,7 @@ func TestCompareBadInput(t *testing.T) {
 			"sbgo compare: open " + filepath.Join(dir, "gone.json") + ": no such file or directory",
 		}},
 		{"duplicate", []string{"compare", compareFixtures[0], compareFixtures[0]}, []string{
-			`sbgo compare: ../compare/testdata/fast-sleepy.json and ../compare/testdata/fast-sleepy.json both hold sleepy at 1 threads for run "1 ms sleeps": give them different --results-label values`,
+			`sbgo compare: ../compare/testdata/fast-sleepy.json and ../compare/testdata/fast-sleepy.json both hold sleepy at 1 thread for run "1 ms sleeps": give them different --results-label values`,
 		}},
 		{"baseline", []string{"compare", "--baseline=3", compareFixtures[0], compareFixtures[2]}, []string{
 			"sbgo compare: --baseline=3: there are 2 runs (columns), numbered from 1",
