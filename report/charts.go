@@ -117,7 +117,7 @@ func sweepCharts(t *compare.Table, w string, counts []int) []Chart {
 			Name: chartName(w, "latency", "threads"), Title: w + ": p95 and p99 by threads",
 			Caption: "latency percentiles of each step: p95 solid, p99 dashed",
 			draw: func(legend bool) (*plot.Plot, error) {
-				p := newPlot(w+": latency by threads", "threads", "ms")
+				p := newPlot(w+": p95 and p99 by threads", "threads", "ms")
 				for i := range t.Runs {
 					if err := addLine(p, overThreads(t, p95, i, w), i, false, runName(t, i)+" p95"); err != nil {
 						return nil, err
