@@ -232,6 +232,9 @@ func TestPercentileCurve(t *testing.T) {
 			t.Fatalf("points %v then %v", xys[i-1], xys[i])
 		}
 	}
+	if xys, err := percentileCurve(&results.Step{}); xys != nil || err != nil {
+		t.Errorf("a step without a histogram: %v, %v; want no curve", xys, err)
+	}
 	p99 := s.Latency.Percentiles["99"]
 	for _, p := range xys {
 		if p.X == 100 && (p.Y < p99*0.999 || p.Y > p99*1.001) {

@@ -76,8 +76,12 @@ const (
 
 // percentileCurve is the latency (ms) at each percentile of the step's
 // histogram, up to the highest percentile its count resolves (beyond
-// 1/(1-q) = count every value is the maximum), ending at the maximum.
+// 1/(1-q) = count every value is the maximum), ending at the maximum. A
+// step without a histogram has no curve.
 func percentileCurve(s *results.Step) (plotter.XYs, error) {
+	if s.Latency.Histogram == "" {
+		return nil, nil
+	}
 	h, err := results.DecodeHistogram(s.Latency.Histogram)
 	if err != nil || h.TotalCount() == 0 {
 		return nil, err
