@@ -144,9 +144,15 @@ func writeVersion(w io.Writer) {
 }
 
 // run is the whole program minus the process: it returns the exit code.
-// Tests call it directly. Each phase either hands on what it found in inv
+// Tests call it directly. A first argument that names one of sbgo's own
+// subcommands (compare, report) goes to it, with its own options. Each phase either hands on what it found in inv
 // or ends the program with an exit code (stop).
 func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan os.Signal) int {
+	if len(argv) > 1 {
+		if sub, ok := subcommands[argv[1]]; ok {
+			return sub(argv[2:], stdoutW, stderr)
+		}
+	}
 	inv := &invocation{argv: argv, stdin: stdin, stdout: &syncWriter{w: stdoutW}, stderr: stderr, sigs: sigs}
 	if code, stop := inv.parseArgs(); stop {
 		return code
