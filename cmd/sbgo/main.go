@@ -32,6 +32,7 @@ import (
 	_ "sbgo/db/mysql" // registers the "mysql" driver
 	_ "sbgo/db/pgsql" // registers the "pgsql" driver
 	"sbgo/db/sockconn"
+	_ "sbgo/db/sqlite" // registers the "sqlite" driver
 	"sbgo/engine"
 	"sbgo/luabind"
 	"sbgo/scripts"
