@@ -118,14 +118,25 @@ func (c *conn) enter(ctx context.Context) error {
 }
 
 // leave ends a call started by enter; err is its outcome, replaced by
-// the lost-connection error when the call was interrupted.
+// the lost-connection error when the call was interrupted, or failed
+// once its context had ended (the busy handler gives up then, before the
+// AfterFunc may have run).
 func (c *conn) leave(err error) error {
-	if c.callDone == nil {
+	done := c.callDone
+	if done == nil {
 		return err
 	}
 	c.inCall.Store(false)
 	c.callDone = nil
-	if c.canceled.Swap(false) {
+	interrupted := c.canceled.Swap(false)
+	if !interrupted && err != nil {
+		select {
+		case <-done:
+			interrupted = true
+		default:
+		}
+	}
+	if interrupted {
 		c.lost = true
 		return c.d.lostError()
 	}
