@@ -273,3 +273,20 @@ func TestOriginalScriptsRejectSQLite(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSQLiteMemoryAcrossCommands: with --sqlite-db=:memory: the tables
+// that prepare creates are there for run and cleanup of the same
+// invocation.
+func TestSQLiteMemoryAcrossCommands(t *testing.T) {
+	r := wlRun(t, sbgoBinary, nil, "oltp_point_select", "--db-driver=sqlite", "--sqlite-db=:memory:",
+		"--table-size=100", "--threads=2", "--events=100", "prepare", "run", "cleanup")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := reportNumber(t, r.stdout, "read"); n != 100 {
+		t.Errorf("%d reads, want 100:\n%s", n, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "Dropping table 'sbtest1'...") {
+		t.Errorf("no cleanup:\n%s", r.stdout)
+	}
+}
