@@ -59,8 +59,13 @@ const testOptionWarning = "WARNING: the --test option is deprecated. You can pas
 type CommandLine struct {
 	Test       string // the first positional argument, or the last --test= value
 	HasTest    bool
-	Command    string // the second positional argument
+	Command    string // the second positional argument: the first command
 	HasCommand bool
+	// Commands are the command and those after it, in order: sbgo runs
+	// them one after the other (sysbench takes one). CommandArgs are their
+	// indexes in the arguments.
+	Commands    []string
+	CommandArgs []int
 	// Rest holds the option arguments the general pass left alone,
 	// unknown names and bad booleans, as given, for ApplyRest.
 	Rest []string
@@ -75,7 +80,9 @@ func (c *CommandLine) ReadsStdin() bool { return !c.HasTest || c.Test == "-" }
 
 // ParseCommandLine is sysbench's general pass over the arguments (without
 // the program name), spec §1.1. Arguments not starting with "--" are the
-// test name, then the command; a third is an error. Each "--name[=value]"
+// test name, then the command; sysbench rejects a third ("Unrecognized
+// command line argument"), sbgo takes the third and the ones after it as
+// more commands. Each "--name[=value]"
 // naming a registered option is applied at once, in order, so a
 // --config-file overrides what comes before it and is overridden by what
 // follows. Unknown names and bad booleans go to Rest for the test pass.
@@ -85,16 +92,17 @@ func (c *CommandLine) ReadsStdin() bool { return !c.HasTest || c.Test == "-" }
 // error), and a config file that cannot be read or has an unclosed quote.
 func ParseCommandLine(args []string, o *Options) (*CommandLine, error) {
 	cl := &CommandLine{}
-	for _, arg := range args {
+	for i, arg := range args {
 		if !strings.HasPrefix(arg, "--") {
-			switch {
-			case !cl.HasTest:
+			if !cl.HasTest {
 				cl.Test, cl.HasTest = arg, true
-			case !cl.HasCommand:
-				cl.Command, cl.HasCommand = arg, true
-			default:
-				return nil, stderrError("Unrecognized command line argument: %s", arg)
+				continue
 			}
+			if !cl.HasCommand {
+				cl.Command, cl.HasCommand = arg, true
+			}
+			cl.Commands = append(cl.Commands, arg)
+			cl.CommandArgs = append(cl.CommandArgs, i)
 			continue
 		}
 		name, value := splitOption(arg[2:])

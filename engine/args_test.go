@@ -17,6 +17,7 @@ func TestParseCommandLine(t *testing.T) {
 		hasTest  bool
 		command  string
 		hasCmd   bool
+		commands []string // nil: just command, if hasCmd
 		rest     []string
 		warnings []string
 		err      string // UsageError.Text(), always on stderr
@@ -42,9 +43,15 @@ func TestParseCommandLine(t *testing.T) {
 			name: "short option", args: []string{"-h"}, test: "-h", hasTest: true, threads: 1,
 		},
 		{
-			// a third positional argument
+			// a third positional argument is a second command (sysbench:
+			// "Unrecognized command line argument: baz")
 			name: "third positional", args: []string{"x.lua", "run", "baz"},
-			err: "Unrecognized command line argument: baz\n",
+			test: "x.lua", hasTest: true, command: "run", hasCmd: true, commands: []string{"run", "baz"}, threads: 1,
+		},
+		{
+			// several commands among options, in the order given, repeats kept
+			name: "commands", args: []string{"x.lua", "--threads=2", "prepare", "run", "--events=1", "cleanup", "run"},
+			test: "x.lua", hasTest: true, command: "prepare", hasCmd: true, commands: []string{"prepare", "run", "cleanup", "run"}, threads: 2,
 		},
 		{
 			// an empty argument is positional too
@@ -86,9 +93,10 @@ func TestParseCommandLine(t *testing.T) {
 			warnings: []string{testOptionWarning}, threads: 1,
 		},
 		{
-			// with --test= first, two positionals are a command and an error
+			// with --test= first, two positionals are two commands
 			name: "test option then two positionals", args: []string{"--test=x.lua", "foo", "run"},
-			err: "Unrecognized command line argument: run\n",
+			test: "x.lua", hasTest: true, command: "foo", hasCmd: true, commands: []string{"foo", "run"}, rest: []string{"--test=x.lua"},
+			warnings: []string{testOptionWarning}, threads: 1,
 		},
 		{
 			// an empty --test= means no test: stdin
@@ -118,6 +126,18 @@ func TestParseCommandLine(t *testing.T) {
 			if cl.Test != tt.test || cl.HasTest != tt.hasTest || cl.Command != tt.command || cl.HasCommand != tt.hasCmd {
 				t.Errorf("test %q/%v command %q/%v; want %q/%v %q/%v",
 					cl.Test, cl.HasTest, cl.Command, cl.HasCommand, tt.test, tt.hasTest, tt.command, tt.hasCmd)
+			}
+			commands := tt.commands
+			if commands == nil && tt.hasCmd {
+				commands = []string{tt.command}
+			}
+			if !slices.Equal(cl.Commands, commands) {
+				t.Errorf("commands %q, want %q", cl.Commands, commands)
+			}
+			for i, at := range cl.CommandArgs {
+				if tt.args[at] != cl.Commands[i] {
+					t.Errorf("command %d %q is at %d, where %q is", i, cl.Commands[i], at, tt.args[at])
+				}
 			}
 			if !slices.Equal(cl.Rest, tt.rest) || !slices.Equal(cl.Warnings, tt.warnings) {
 				t.Errorf("rest %q warnings %q; want %q %q", cl.Rest, cl.Warnings, tt.rest, tt.warnings)

@@ -111,22 +111,35 @@ function create_table(drv, con, table_num)
   elseif driver == "pgsql" then
     id_def = opt.auto_inc and "SERIAL" or "INTEGER NOT NULL"
     engine_def = ""
+  elseif driver == "sqlite" then
+    -- An INTEGER PRIMARY KEY is the table's rowid, which SQLite numbers
+    -- itself when an INSERT leaves the id out. Only the rowid can be
+    -- numbered so: a table with --secondary has none.
+    if opt.secondary and opt.auto_inc then
+      error("--secondary needs --auto_inc=off on SQLite")
+    end
+    id_def = "INTEGER NOT NULL"
+    engine_def = ""
   else
     error("Unsupported database driver:" .. driver)
   end
   -- --secondary uses MySQL's syntax; PostgreSQL rejects it, as it does
-  -- under sysbench.
+  -- under sysbench. SQLite has no index clause in CREATE TABLE: its id
+  -- index is created after the rows, as the k index is.
   local id_index = opt.secondary and "KEY xid" or "PRIMARY KEY"
+  local id_key = string.format(",\n  %s (id)", id_index)
+  if driver == "sqlite" and opt.secondary then
+    id_key = ""
+  end
 
   print(string.format("Creating table 'sbtest%d'...", table_num))
   con:query(string.format("CREATE TABLE sbtest%d(\n" ..
     "  id %s,\n" ..
     "  k INTEGER DEFAULT '0' NOT NULL,\n" ..
     "  c CHAR(120) DEFAULT '' NOT NULL,\n" ..
-    "  pad CHAR(60) DEFAULT '' NOT NULL,\n" ..
-    "  %s (id)\n" ..
+    "  pad CHAR(60) DEFAULT '' NOT NULL%s\n" ..
     ") %s %s",
-    table_num, id_def, id_index, engine_def, opt.create_table_options))
+    table_num, id_def, id_key, engine_def, opt.create_table_options))
 
   local rows = opt.table_size
   if rows > 0 then
@@ -162,6 +175,10 @@ function create_table(drv, con, table_num)
       end
     end
     con:bulk_insert_done()
+  end
+
+  if driver == "sqlite" and opt.secondary then
+    con:query(string.format("CREATE INDEX xid_%d ON sbtest%d(id)", table_num, table_num))
   end
 
   if opt.create_secondary then
@@ -335,8 +352,18 @@ function prepare_for_each_table(kind)
   end
 end
 
-function prepare_begin()
-  stmt.begin = con:prepare("BEGIN")
+-- prepare_begin(writes) prepares the statement that begins a transaction.
+-- A workload whose transactions write passes true: on SQLite they then
+-- begin with BEGIN IMMEDIATE, which waits for the database's one write
+-- lock at the start. A plain BEGIN takes it at the first write, and fails
+-- with SQLITE_BUSY (the event restarts) when another connection committed
+-- since the transaction's first read.
+function prepare_begin(writes)
+  local sql = "BEGIN"
+  if writes and drv:name() == "sqlite" then
+    sql = "BEGIN IMMEDIATE"
+  end
+  stmt.begin = con:prepare(sql)
   remember_methods(stmt.begin)
 end
 
@@ -395,8 +422,9 @@ function thread_done()
 end
 
 -- Errors after which the driver has reconnected: MySQL's client errors
--- (server gone away, lost connection, ...) and PostgreSQL's lost-session
--- states (class 08, and 57P0x for a terminated or shut-down backend). The
+-- (server gone away, lost connection, ...), PostgreSQL's lost-session
+-- states (class 08, and 57P0x for a terminated or shut-down backend) and
+-- SQLite's interrupted call (SQLITE_INTERRUPT, when it is ignorable). The
 -- statements prepared on the old session are gone, so prepare them again
 -- before the event restarts. (The MySQL codes are compared one by one:
 -- a table keyed by them would be an array of 2055 slots in every worker.)
@@ -406,6 +434,9 @@ local function lost_session(err)
     return true
   end
   local state = err.sql_state or ""
+  if state == "SQLITE_INTERRUPT" then
+    return true
+  end
   return errno == 0 and (state:sub(1, 2) == "08" or state:sub(1, 4) == "57P0")
 end
 

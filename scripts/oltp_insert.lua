@@ -29,9 +29,10 @@ function event()
   local t = sysbench.rand.uniform(1, opt.tables)
   local k = sysbench.rand.default(1, opt.table_size)
   local c, pad = get_c_value(), get_pad_value()
-  if opt.auto_inc and drv:name() == "pgsql" then
-    -- A SERIAL column only draws from its sequence when the id is left
-    -- out.
+  local driver = drv:name()
+  if opt.auto_inc and (driver == "pgsql" or driver == "sqlite") then
+    -- A SERIAL column only draws from its sequence, and SQLite only
+    -- numbers the rowid, when the id is left out.
     con:query(string.format("INSERT INTO sbtest%d (k, c, pad) VALUES (%d, '%s', '%s')",
       t, k, c, pad))
   else

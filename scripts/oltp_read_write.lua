@@ -18,7 +18,7 @@ local execute_delete_inserts = execute_delete_inserts
 
 function prepare_statements()
   if not sysbench.opt.skip_trx then
-    prepare_begin()
+    prepare_begin(true)
     prepare_commit()
   end
   prepare_point_selects()

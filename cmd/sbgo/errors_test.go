@@ -17,8 +17,10 @@ func TestCommandLineErrors(t *testing.T) {
 		stderr string // a line that must appear on stderr ("" for none)
 		code   int
 	}{
-		// A third positional argument.
-		{"third positional", []string{"empty.lua", "run", "extra"}, "", "Unrecognized command line argument: extra", 1},
+		// A third positional argument is a second command; an unknown
+		// one stops the invocation before any command runs (sysbench:
+		// "Unrecognized command line argument: extra").
+		{"third positional", []string{"empty.lua", "run", "extra"}, "", "Unknown command: extra", 1},
 		// An option the script does not declare, when it declares some.
 		{"unknown option", []string{"commands.lua", "--bogus=1", "help"}, "", "invalid option: --bogus=1", 1},
 		// A known boolean with a bad value.

@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +33,7 @@ import (
 	_ "sbgo/db/mysql" // registers the "mysql" driver
 	_ "sbgo/db/pgsql" // registers the "pgsql" driver
 	"sbgo/db/sockconn"
+	_ "sbgo/db/sqlite" // registers the "sqlite" driver
 	"sbgo/engine"
 	"sbgo/luabind"
 	"sbgo/scripts"
@@ -306,11 +308,59 @@ func (inv *invocation) resolveOptions() (code int, stop bool) {
 	return 0, false
 }
 
-// dispatch performs the command: one the script declares, else help,
-// prepare, cleanup or run.
+// dispatch performs the commands of the command line in order, stopping
+// at the first that fails, with its exit code. The first runs in this
+// invocation, each next one as the only command of a command line of its
+// own (nextArgv), so that it loads the script afresh and prints and
+// behaves exactly as it would alone. With several commands, an unknown
+// one stops everything before the first runs.
 func (inv *invocation) dispatch() int {
-	cmd := inv.cl.Command
-	if cmd != "run" && optionText(inv.opts, "results-file") != "" {
+	if len(inv.cl.Commands) > 1 {
+		for _, cmd := range inv.cl.Commands {
+			if !inv.script.HasCommand(cmd) && !slices.Contains(builtinCommands, cmd) {
+				fmt.Fprintf(inv.stderr, "Unknown command: %s\n", cmd)
+				return 1
+			}
+		}
+	}
+	code := inv.perform(inv.cl.Command)
+	for i := 1; i < len(inv.cl.Commands) && code == 0; i++ {
+		code = run(inv.nextArgv(i), inv.stdin, inv.stdout, inv.stderr, inv.sigs)
+	}
+	return code
+}
+
+// builtinCommands are the commands every script may have.
+var builtinCommands = []string{"help", "prepare", "run", "cleanup"}
+
+// nextArgv is the command line of command i alone: the arguments without
+// the other commands and, unless it is run, without --results-file,
+// whose warning the first command already gave when no command is run.
+func (inv *invocation) nextArgv(i int) []string {
+	cmd := inv.cl.Commands[i]
+	argv := []string{inv.argv[0]}
+	for j, arg := range inv.argv[1:] {
+		if slices.Contains(inv.cl.CommandArgs, j) {
+			continue
+		}
+		if cmd != "run" && isOption(arg, "results-file") {
+			continue
+		}
+		argv = append(argv, arg)
+	}
+	return append(argv, cmd)
+}
+
+// isOption reports whether arg sets the option name ('-' and '_' alike).
+func isOption(arg, name string) bool {
+	opt, _, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+	return strings.HasPrefix(arg, "--") && strings.ReplaceAll(opt, "_", "-") == name
+}
+
+// perform performs one command: one the script declares, else help,
+// prepare, cleanup or run.
+func (inv *invocation) perform(cmd string) int {
+	if cmd != "run" && !slices.Contains(inv.cl.Commands, "run") && optionText(inv.opts, "results-file") != "" {
 		// Custom commands, like sysbench's, run no events: nothing to
 		// record, and no file that pretends otherwise.
 		fmt.Fprintf(inv.stderr, "WARNING: --results-file is written only by the run command; '%s' runs no events\n", cmd)

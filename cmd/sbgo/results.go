@@ -210,12 +210,17 @@ func (inv *invocation) resultsServer() *results.Server {
 	}
 	name := inv.general.DBDriver
 	srv := &results.Server{Driver: name}
-	prefix := "mysql"
-	if name == "pgsql" {
-		prefix = "pgsql"
+	switch name {
+	case "sqlite":
+		// No server: the database file stands where the host would.
+		srv.Host = optionText(inv.opts, "sqlite-db")
+	case "pgsql":
+		srv.Host = firstItem(optionText(inv.opts, "pgsql-host"))
+		srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, "pgsql-port")))
+	default:
+		srv.Host = firstItem(optionText(inv.opts, "mysql-host"))
+		srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, "mysql-port")))
 	}
-	srv.Host = firstItem(optionText(inv.opts, prefix+"-host"))
-	srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, prefix+"-port")))
 	srv.Version = serverVersion(inv.opts, name)
 	return srv
 }
@@ -244,8 +249,11 @@ func serverVersion(opts *engine.Options, driver string) string {
 	}
 	defer conn.Close()
 	query := "SELECT VERSION()"
-	if driver == "pgsql" {
+	switch driver {
+	case "pgsql":
 		query = "SHOW server_version"
+	case "sqlite":
+		query = "SELECT sqlite_version()"
 	}
 	res, err := conn.Query(ctx, query)
 	if err != nil || res.Rows == nil {
