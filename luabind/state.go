@@ -41,6 +41,7 @@ type Script struct {
 	finder *finder
 	proto  *lua.FunctionProto
 	main   *state
+	closed bool
 	// protoLibs are the optional libraries the script names (libs.go);
 	// those of the modules it requires are in finder.cache.
 	protoLibs libSet
@@ -131,8 +132,15 @@ func Load(cfg Config) (*Script, error) {
 }
 
 // Close closes the main state, which ends report_json's array if the
-// final report opened one.
-func (s *Script) Close() { s.main.close() }
+// final report opened one. Closing again does nothing, so that a caller
+// may close a script early (before the next command of an invocation)
+// and still keep a deferred Close.
+func (s *Script) Close() {
+	if !s.closed {
+		s.closed = true
+		s.main.close()
+	}
+}
 
 // newState creates a Lua state with the sysbench API, the legacy globals
 // and the LuaJIT stand-ins; the script itself is not run yet. The main

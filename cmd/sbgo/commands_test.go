@@ -28,6 +28,16 @@ func TestSeveralCommands(t *testing.T) {
 			t.Errorf("together:\n%+v\none by one:\n%+v", got, want)
 		}
 	})
+	t.Run("run twice with a JSON report", func(t *testing.T) {
+		// report_json's array closes when the script's state does: after
+		// each run, not at the end of the invocation.
+		args := []string{"formatters.lua", "--events=3"}
+		one := runBinary(t, sbgoBinary, append(args, "run")...)
+		two := runBinary(t, sbgoBinary, append(args, "run", "run")...)
+		if two.code != 0 || mask(two.stdout) != mask(one.stdout+one.stdout) {
+			t.Errorf("exit %d; run run:\n%s\nrun, twice:\n%s", two.code, two.stdout, one.stdout+one.stdout)
+		}
+	})
 	t.Run("stops at the first failure", func(t *testing.T) {
 		r := runBinary(t, sbgoBinary, "commands.lua", "prepare", "fail", "cleanup")
 		if r.code != 1 {

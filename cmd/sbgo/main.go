@@ -324,6 +324,12 @@ func (inv *invocation) dispatch() int {
 		}
 	}
 	code := inv.perform(inv.cl.Command)
+	if len(inv.cl.Commands) > 1 {
+		// What the script's state holds (connections, report_json's
+		// open array) ends before the next command starts, as it would
+		// between two invocations.
+		inv.script.Close()
+	}
 	for i := 1; i < len(inv.cl.Commands) && code == 0; i++ {
 		code = run(inv.nextArgv(i), inv.stdin, inv.stdout, inv.stderr, inv.sigs)
 	}

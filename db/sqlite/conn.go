@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/libc"
 	lib "modernc.org/sqlite/lib"
@@ -56,13 +57,40 @@ func (c *conn) open(ctx context.Context) error {
 	lib.Xsqlite3_extended_result_codes(c.tls, c.db, 1)
 	c.setBusyHandler()
 	for _, p := range c.d.s.setup {
-		if _, err := c.Query(ctx, "PRAGMA "+p); err != nil {
+		if err := c.setup(ctx, "PRAGMA "+p); err != nil {
 			c.closeSession()
 			return err
 		}
 	}
 	c.rows.Close()
 	return nil
+}
+
+// setup runs one PRAGMA of the settings. Changing the journal mode of a
+// new database needs its exclusive lock, which connections opened at the
+// same moment (a parallel prepare) ask for while each holds a shared
+// one: SQLite then fails all but one at once with SQLITE_BUSY rather than
+// let them wait for one another, so the PRAGMA is tried again as the
+// busy handler would, up to --sqlite-busy-timeout.
+func (c *conn) setup(ctx context.Context, pragma string) error {
+	for n := 0; ; n++ {
+		_, err := c.Query(ctx, pragma)
+		e, ok := err.(*db.Error)
+		if !ok || e.Errno != lib.SQLITE_BUSY {
+			return err
+		}
+		delay, waited := busyDelay(n)
+		if waited+delay > c.d.s.busyTimeout*1000 {
+			return err
+		}
+		t := time.NewTimer(time.Duration(delay) * time.Microsecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // openHandle calls sqlite3_open_v2. The connection is used by one

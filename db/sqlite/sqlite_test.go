@@ -465,3 +465,27 @@ func TestExecuteAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectTogether: connections opened at the same moment on a new
+// file all come up, though each asks to change its journal mode.
+func TestConnectTogether(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		d := newDriver(t)
+		errs := make(chan error, 8)
+		for i := 0; i < cap(errs); i++ {
+			go func() {
+				c, err := d.Connect(context.Background())
+				if err == nil {
+					_, err = c.Query(context.Background(), "CREATE TABLE IF NOT EXISTS t(x)")
+					c.Close()
+				}
+				errs <- err
+			}()
+		}
+		for i := 0; i < cap(errs); i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}
