@@ -14,9 +14,9 @@
 // elsewhere a background one. Connects get a bounded child of it. The
 // contract, for every method below that takes a ctx:
 //   - once ctx is done, the call returns promptly with an error of the
-//     lost-connection kind (MySQL's 2013, PostgreSQL's 08006; Kind
-//     Reconnect where the driver's ignore list has it), even while the
-//     server has not answered;
+//     lost-connection kind (MySQL's 2013, PostgreSQL's 08006, SQLite's
+//     SQLITE_INTERRUPT; Kind Reconnect where the driver's ignore list has
+//     it), even while the server has not answered;
 //   - the session is then unusable until Conn.Reconnect or Conn.Close
 //     (the drivers close its socket, as go-sql-driver does; PostgreSQL's
 //     is also asked to cancel the statement);
