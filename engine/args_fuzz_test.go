@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,7 @@ func FuzzParseCommandLine(f *testing.F) {
 		{"--threads=1,2,4\x00--time=0\x00--events=10\x00x.lua", "", false},
 		{"--test=x.lua\x00--debug\x00--verbosity=9\x00prepare", "", false},
 		{"--config-file=c\x00--rand-type=zipfian\x00--rand-zipfian-exp=-1", "threads=3,4\nrand-type='pareto'\n", false},
+		{"--rand-zipfian-exp=1e308\x00--forced-shutdown=2147483647", "", false},
 		{"--report-checkpoints=10,5,,7\x00--forced-shutdown=5%\x00--time=20", "", false},
 		{"--num-threads=4\x00--max-requests=3\x00--max-time=2\x00--tx-rate=9", "", false},
 		{"--my-int=abc\x00--my_size=10G\x00--unknown=1\x00--my-bool=maybe", "", true},
@@ -126,7 +128,8 @@ func checkGeneral(t *testing.T, g *General) {
 	bad := g.Threads <= 0 || g.Events < 0 || g.Time < 0 || g.WarmupTime < 0 ||
 		g.ForcedShutdown < -1 || g.ThreadStackSize <= 0 || g.ThreadInitTimeout < 0 ||
 		g.Rate < 0 || g.ReportInterval < 0 || g.Percentile < 0 || g.Percentile > 100 ||
-		g.Verbosity > int(LevelDebug) || g.RandZipfianExp < 0 ||
+		g.ForcedShutdown > math.MaxInt32 || g.Verbosity > int(LevelDebug) ||
+		!(g.RandZipfianExp >= 0) || math.IsInf(g.RandZipfianExp, 1) ||
 		!slices.IsSorted(g.ReportCheckpoints) || len(g.ReportCheckpoints) > 0 && g.ReportCheckpoints[0] < 0
 	for _, n := range g.ThreadSteps {
 		bad = bad || n <= 0

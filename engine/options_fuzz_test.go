@@ -161,7 +161,7 @@ func checkForcedShutdown(t *testing.T, text string, limit int) {
 		requireUsageError(t, "forcedShutdown", err)
 		return
 	}
-	if strings.EqualFold(text, "off") != (n == -1) || n < -1 {
+	if strings.EqualFold(text, "off") != (n == -1) || n < -1 || n > math.MaxInt32 {
 		t.Fatalf("--forced-shutdown=%q for %d s: %d", text, limit, n)
 	}
 }
