@@ -3,7 +3,6 @@ package luabind
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -38,8 +37,8 @@ import (
 //
 // SBGO_FUZZ_CATALOG=1 with -v lists the functions.
 //
-// Inputs: the function's name (an unknown name picks one by its hash,
-// so that every input calls something), a flags byte (the argument count
+// Inputs: the function's name (an unknown name picks one by its first
+// bytes, so that every input calls something), a flags byte (the argument count
 // in its low three bits; bit 3 leaves the sample object out), and the
 // arguments' encoding (see fuzzArgs).
 //
@@ -371,14 +370,17 @@ func sortedKeys(t *lua.LTable) []string {
 	return keys
 }
 
-// entry is the catalog's function name, or the one name's hash picks.
+// entry is the catalog's function name, or the one an unknown name's
+// first two bytes pick. Only those two count, so that the fuzzer's
+// minimizer can shorten the rest of an unknown name without changing the
+// function.
 func (h *apiHarness) entry(name string) apiEntry {
 	if i, ok := h.byName[name]; ok {
 		return h.entries[i]
 	}
-	sum := fnv.New32a()
-	sum.Write([]byte(name))
-	return h.entries[int(sum.Sum32()%uint32(len(h.entries)))]
+	var pick [2]byte
+	copy(pick[:], name)
+	return h.entries[int(binary.BigEndian.Uint16(pick[:]))%len(h.entries)]
 }
 
 // call calls e in a fresh worker state with the arguments flags and data
