@@ -198,7 +198,14 @@ func (o *Options) readConfigFile(path string) error {
 		}
 		return stderrError("Cannot open config file '%s': %v", path, reason)
 	}
-	for n, line := range strings.Split(string(data), "\n") {
+	return o.applyConfig(path, string(data))
+}
+
+// applyConfig applies the text of the config file path (named in
+// messages only), line by line as readConfigFile describes. It is apart
+// from the reading so that the grammar can be tested without files.
+func (o *Options) applyConfig(path, text string) error {
+	for n, line := range strings.Split(text, "\n") {
 		lineNo := n + 1
 		name, rest, found := strings.Cut(line, "=")
 		if !found {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,6 +294,10 @@ func (r *generalReader) random(g *General) error {
 	if g.RandZipfianExp = r.value("rand-zipfian-exp").Double(); g.RandZipfianExp < 0 {
 		return fatalError("--rand-zipfian-exp must be >= 0")
 	}
+	if math.IsNaN(g.RandZipfianExp) || math.IsInf(g.RandZipfianExp, 1) {
+		// sbgo's own check: the Zipfian sampler never returns for these.
+		return fatalError("--rand-zipfian-exp must be a finite number")
+	}
 	return nil
 }
 
@@ -340,7 +345,9 @@ func (r *generalReader) database(g *General) {
 
 // forcedShutdown reads --forced-shutdown for a run of limit seconds:
 // "off" in any case is -1; no value is 5% of the limit; "N" is N seconds
-// and "N%" N percent of the limit, rounded down as sysbench does.
+// and "N%" N percent of the limit, rounded down as sysbench does. More
+// than 2^31-1 seconds is refused: the run's time.Duration would overflow
+// (sysbench cuts the value to 32 bits).
 func forcedShutdown(value *string, limit int) (int, error) {
 	if value == nil {
 		return int(float64(limit) / 20), nil
@@ -355,7 +362,11 @@ func forcedShutdown(value *string, limit int) (int, error) {
 		return 0, fatalError("Invalid value for --forced-shutdown: '%s'", s)
 	}
 	if percent {
-		n = int(float64(n) * float64(limit) / 100)
+		f := float64(n) * float64(limit) / 100
+		n = int(min(f, math.MaxInt32+1))
+	}
+	if n > math.MaxInt32 {
+		return 0, fatalError("Invalid value for --forced-shutdown: '%s'", s)
 	}
 	return n, nil
 }

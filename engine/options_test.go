@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -471,6 +472,10 @@ func TestGeneral(t *testing.T) {
 		{name: "forced negative", args: []string{"--forced-shutdown=-5"}, err: "FATAL: Invalid value for --forced-shutdown: '-5'\n"},
 		{name: "forced text after percent", args: []string{"--forced-shutdown=5%x"}, err: "FATAL: Invalid value for --forced-shutdown: '5%x'\n"},
 		{name: "forced percent alone", args: []string{"--forced-shutdown=%"}, err: "FATAL: Invalid value for --forced-shutdown: '%'\n"},
+		// sbgo's own: more than 2^31-1 seconds would overflow the run's durations
+		{name: "forced largest", args: []string{"--forced-shutdown=2147483647"}, check: func(g *General) bool { return g.ForcedShutdown == math.MaxInt32 }},
+		{name: "forced too large", args: []string{"--forced-shutdown=2147483648"}, err: "FATAL: Invalid value for --forced-shutdown: '2147483648'\n"},
+		{name: "forced percent too large", args: []string{"--time=1000", "--forced-shutdown=9000000000000000000%"}, err: "FATAL: Invalid value for --forced-shutdown: '9000000000000000000%'\n"},
 		// --thread-stack-size: sysbench keeps it in a 32-bit int
 		{name: "stack 1M", args: []string{"--thread-stack-size=1M"}, check: func(g *General) bool { return g.ThreadStackSize == 1<<20 }},
 		{name: "stack 0", args: []string{"--thread-stack-size=0"}, err: "FATAL: Invalid value for thread-stack-size: 0.\n\n"},
@@ -501,6 +506,9 @@ func TestGeneral(t *testing.T) {
 		{name: "rand bad", args: []string{"--rand-type=bogus"}, err: "FATAL: Invalid random numbers distribution: bogus.\n"},
 		{name: "rand empty", args: []string{"--rand-type="}, err: "FATAL: Invalid random numbers distribution: .\n"},
 		{name: "zipfian negative", args: []string{"--rand-zipfian-exp=-1"}, err: "FATAL: --rand-zipfian-exp must be >= 0\n"},
+		// sbgo's own: Zipfian would never return
+		{name: "zipfian NaN", args: []string{"--rand-zipfian-exp=nan"}, err: "FATAL: --rand-zipfian-exp must be a finite number\n"},
+		{name: "zipfian infinite", args: []string{"--rand-zipfian-exp=inf"}, err: "FATAL: --rand-zipfian-exp must be a finite number\n"},
 		// --warmup-time, as sysbench's successor reports it
 		{name: "warmup", args: []string{"--warmup-time=5"}, check: func(g *General) bool { return g.WarmupTime == 5 }},
 		{name: "warmup negative", args: []string{"--warmup-time=-1"}, err: "FATAL: Invalid value for --warmup-time: -1.\n\n"},

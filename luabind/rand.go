@@ -45,6 +45,10 @@ func (o *RandOptions) Validate() error {
 	if o.ZipfianExp < 0 {
 		return errors.New("--rand-zipfian-exp must be >= 0")
 	}
+	if math.IsNaN(o.ZipfianExp) || math.IsInf(o.ZipfianExp, 1) {
+		// sbgo's own check: Zipfian never returns for these.
+		return errors.New("--rand-zipfian-exp must be a finite number")
+	}
 	return nil
 }
 

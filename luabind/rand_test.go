@@ -615,6 +615,9 @@ func TestRandValidate(t *testing.T) {
 		// 1.0.20 crashes on an empty --rand-type; we report it instead
 		{"empty type", func(o *RandOptions) { o.Type = "" }, "Invalid random numbers distribution: ."},
 		{"negative exponent", func(o *RandOptions) { o.ZipfianExp = -0.1 }, "--rand-zipfian-exp must be >= 0"},
+		// sbgo's own: Zipfian would never return
+		{"NaN exponent", func(o *RandOptions) { o.ZipfianExp = math.NaN() }, "--rand-zipfian-exp must be a finite number"},
+		{"infinite exponent", func(o *RandOptions) { o.ZipfianExp = math.Inf(1) }, "--rand-zipfian-exp must be a finite number"},
 	}
 	for _, tt := range tests {
 		err := randWithOpts(tt.change).Validate()

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -44,7 +45,18 @@ func appendValue(dst []byte, v any) []byte {
 // notation while the decimal exponent is within -15 < e <= 15 (0.00001,
 // 123456789012345.67, 1234570), otherwise scientific notation without a
 // '+' or leading zeros in the exponent (1e15, 1.5e-16, 3.4e38).
+//
+// No server sends NaN or an infinity (the columns cannot hold them), but
+// a damaged binary row can: they are written as C's printf writes them.
 func appendFloat(dst []byte, f float64, bitSize int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
 	var buf [32]byte
 	var e []byte
 	if bitSize == 32 {

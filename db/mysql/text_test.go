@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -31,6 +32,8 @@ func TestAppendFloatDouble(t *testing.T) {
 		{-1e300, "-1e300"},                                        // huge
 		{2e-300, "2e-300"},                                        // tiny
 		{1.7976931348623157e308, "1.7976931348623157e308"},        // max
+		{math.NaN(), "nan"},                                       // only from a damaged row
+		{math.Inf(-1), "-inf"},                                    // likewise
 	}
 	for _, tt := range tests {
 		if got := string(appendFloat(nil, tt.f, 64)); got != tt.want {
@@ -45,18 +48,19 @@ func TestAppendFloatFloat(t *testing.T) {
 		f    float32
 		want string
 	}{
-		{0.2, "0.2"},                 // shortest
-		{1234567, "1234570"},         // rounded to 6 digits, positional
-		{12345678, "12345700"},       // rounded, zeros added
-		{16777216, "16777200"},       // rounded
-		{1e6, "1000000"},             // whole
-		{0.1234567, "0.123457"},      // rounded fraction
-		{1.23456e-5, "0.0000123456"}, // small
-		{3e-10, "0.0000000003"},      // small, positional
-		{1.5e14, "150000000000000"},  // 15 digits before the point
-		{-1.5e15, "-1.5e15"},         // scientific
-		{1e20, "1e20"},               // scientific
-		{3.4e38, "3.4e38"},           // near the maximum
+		{0.2, "0.2"},                  // shortest
+		{1234567, "1234570"},          // rounded to 6 digits, positional
+		{12345678, "12345700"},        // rounded, zeros added
+		{16777216, "16777200"},        // rounded
+		{1e6, "1000000"},              // whole
+		{0.1234567, "0.123457"},       // rounded fraction
+		{1.23456e-5, "0.0000123456"},  // small
+		{3e-10, "0.0000000003"},       // small, positional
+		{1.5e14, "150000000000000"},   // 15 digits before the point
+		{-1.5e15, "-1.5e15"},          // scientific
+		{1e20, "1e20"},                // scientific
+		{3.4e38, "3.4e38"},            // near the maximum
+		{float32(math.Inf(1)), "inf"}, // only from a damaged row
 	}
 	for _, tt := range tests {
 		if got := string(appendFloat(nil, float64(tt.f), 32)); got != tt.want {

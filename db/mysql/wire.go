@@ -412,6 +412,19 @@ func lenenc(p []byte, pos int) (v uint64, next int, null, ok bool) {
 	return 0, pos, false, false // 0xff never starts an integer
 }
 
+// lenencString reads a length-encoded string at p[pos:]: its bytes, the
+// position after it, and null for a NULL (0xfb). ok is false when p is
+// shorter than the length says, which a damaged packet may put anywhere
+// up to 2^64-1, beyond what an int holds.
+func lenencString(p []byte, pos int) (s []byte, next int, null, ok bool) {
+	n, start, null, ok := lenenc(p, pos)
+	if !ok || n > uint64(len(p)-start) {
+		return nil, pos, false, false
+	}
+	next = start + int(n)
+	return p[start:next:next], next, null, true
+}
+
 // serverError reads an ERR packet.
 func serverError(p []byte) error {
 	if len(p) < 3 {
@@ -486,11 +499,11 @@ type column struct {
 func parseColumn(p []byte) (column, error) {
 	pos := 0
 	for range 6 {
-		n, next, _, ok := lenenc(p, pos)
+		_, next, _, ok := lenencString(p, pos)
 		if !ok {
 			return column{}, errMalformed
 		}
-		pos = next + int(n)
+		pos = next
 	}
 	_, pos, _, ok := lenenc(p, pos) // length of the fixed fields
 	if !ok || pos+10 > len(p) {

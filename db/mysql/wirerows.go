@@ -68,12 +68,12 @@ func (r *wireRows) binaryRow(p []byte, row [][]byte) (bool, error) {
 			}
 			spans = append(spans, span{col: i, start: start, end: len(text)})
 		default: // strings, decimals, bits, blobs, JSON: their text as is
-			l, next, _, ok := lenenc(p, pos)
-			if !ok || next+int(l) > len(p) {
+			v, next, _, ok := lenencString(p, pos)
+			if !ok {
 				return r.malformed()
 			}
-			pos = next + int(l)
-			row[i] = p[next:pos:pos]
+			pos = next
+			row[i] = v
 		}
 	}
 	// Sliced only now: appending may have moved the buffer.
@@ -89,15 +89,15 @@ func (r *wireRows) binaryRow(p []byte, row [][]byte) (bool, error) {
 func (r *wireRows) textRow(p []byte, row [][]byte) (bool, error) {
 	pos := 0
 	for i := 0; i < r.n && i < len(row); i++ {
-		l, next, null, ok := lenenc(p, pos)
-		if !ok || next+int(l) > len(p) {
+		v, next, null, ok := lenencString(p, pos)
+		if !ok {
 			return r.malformed()
 		}
-		pos = next + int(l)
+		pos = next
 		if null {
 			row[i] = nil
 		} else {
-			row[i] = p[next:pos:pos]
+			row[i] = v
 		}
 	}
 	return true, nil

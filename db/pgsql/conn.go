@@ -1,7 +1,9 @@
 package pgsql
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -69,11 +71,14 @@ func (c *conn) Query(ctx context.Context, query string) (db.Result, error) {
 	defer c.idle()
 	mrr := pc.Exec(context.Background(), query)
 	var res db.Result
+	var readErr error
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()
-		res = c.read(rr, rr.FieldDescriptions() != nil)
+		var err error
+		res, err = c.read(rr, rr.FieldDescriptions() != nil)
+		readErr = cmp.Or(readErr, err)
 	}
-	if err := mrr.Close(); err != nil {
+	if err := cmp.Or(mrr.Close(), readErr); err != nil {
 		return db.Result{}, c.fail(ctx, pc, err)
 	}
 	if res.Rows != nil {
@@ -83,20 +88,29 @@ func (c *conn) Query(ctx context.Context, query string) (db.Result, error) {
 }
 
 // read reads one statement's result: its rows into c.rows when it is a
-// result set, its command tag's row count otherwise. Errors are left for
-// the caller to collect from the reader.
-func (c *conn) read(rr *pgconn.ResultReader, isSet bool) db.Result {
+// result set, its command tag's row count otherwise. The error is
+// errFieldCount for a row that does not fit the result; the reader's
+// own errors are left for the caller to collect from it.
+func (c *conn) read(rr *pgconn.ResultReader, isSet bool) (db.Result, error) {
 	if !isSet {
 		tag, _ := rr.Close()
-		return db.Result{Affected: tag.RowsAffected()}
+		return db.Result{Affected: tag.RowsAffected()}, nil
 	}
 	c.rows.reset(len(rr.FieldDescriptions()))
+	var err error
 	for rr.NextRow() {
-		c.rows.add(rr.Values())
+		if !c.rows.add(rr.Values()) {
+			err = errFieldCount
+		}
 	}
 	rr.Close()
-	return db.Result{Rows: &c.rows}
+	return db.Result{Rows: &c.rows}, err
 }
+
+// errFieldCount is libpq's error for a DataRow message with more or
+// fewer values than the result has fields, which a damaged or faulty
+// server or proxy may send: pgconn passes such a row on as it came.
+var errFieldCount = errors.New(`unexpected field count in "D" message`)
 
 // Prepare prepares query: on the server (--db-ps-mode=auto), or on the
 // client (--db-ps-mode=disable). See stmt for when the server prepares
@@ -190,8 +204,13 @@ func (r *rows) reset(nfields int) {
 	r.nrows, r.next = 0, 0
 }
 
-// add copies a row of values out of pgconn's read buffer.
-func (r *rows) add(values [][]byte) {
+// add copies a row of values out of pgconn's read buffer. A row with
+// more or fewer values than the result has fields is refused (false), so
+// that every row keeps one cell per field, where Next looks for them.
+func (r *rows) add(values [][]byte) bool {
+	if len(values) != r.nfields {
+		return false
+	}
 	r.nrows++
 	for _, v := range values {
 		if v == nil {
@@ -201,6 +220,7 @@ func (r *rows) add(values [][]byte) {
 		r.cells = append(r.cells, cell{off: len(r.data), n: len(v)})
 		r.data = append(r.data, v...)
 	}
+	return true
 }
 
 func (r *rows) NumFields() int { return r.nfields }

@@ -1,6 +1,7 @@
 package pgsql
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -121,9 +122,9 @@ func (s *stmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) 
 	s.encode(args)
 	rr := pc.ExecStatement(context.Background(), s.desc, s.values, nil, nil)
 	clear(s.values) // they may point into the caller's buffers
-	res := c.read(rr, len(s.desc.Fields) > 0 || len(rr.FieldDescriptions()) > 0)
-	if _, err := rr.Close(); err != nil {
-		return db.Result{}, c.fail(ctx, pc, err)
+	res, readErr := c.read(rr, len(s.desc.Fields) > 0 || len(rr.FieldDescriptions()) > 0)
+	if _, err := rr.Close(); err != nil || readErr != nil {
+		return db.Result{}, c.fail(ctx, pc, cmp.Or(err, readErr))
 	}
 	if res.Rows != nil {
 		c.rows.open = true
