@@ -48,6 +48,7 @@ func (st *state) newCmdlineTable() *lua.LTable {
 		L.Push(lua.LBool(parallel))
 		return 1
 	}))
+	t.RawSetString("barrier", L.NewFunction(st.luaBarrier))
 	t.RawSetString("call_command", L.NewFunction(func(L *lua.LState) int {
 		fn, _ := st.commandFunc(L.CheckString(1))
 		if fn == nil {
@@ -290,28 +291,38 @@ func (s *Script) RunCommand(name string, threads int) error {
 	}
 	s.cfg.Log.Logf(engine.LevelNotice, "Initializing worker threads...\n")
 	var wg sync.WaitGroup
+	barrier := newCommandBarrier(threads)
 	for tid := 0; tid < threads; tid++ {
 		wg.Add(1)
 		go func(tid int) {
 			defer wg.Done()
 			st := s.newState(tid, nil, NewRand(s.seedFor(2, tid), &s.randOpts))
+			st.barrier = barrier
 			defer st.close()
-			if err := st.runChunk(); err != nil {
-				s.cfg.Log.Logf(engine.LevelFatal, "%s", err)
-				return
-			}
-			st.exportOptions()
-			fn, _ := st.commandFunc(name)
-			if fn == nil {
-				return
-			}
-			if _, err := st.call(fn); err != nil {
-				s.cfg.Log.Logf(engine.LevelFatal, "%s", functionFailed("sysbench.cmdline.call_command", err))
-			}
+			barrier.leave(!s.runCommandThread(st, name))
 		}(tid)
 	}
 	wg.Wait()
 	return nil
+}
+
+// runCommandThread runs the parallel command name in st, one of its
+// threads, and reports whether it succeeded.
+func (s *Script) runCommandThread(st *state, name string) bool {
+	if err := st.runChunk(); err != nil {
+		s.cfg.Log.Logf(engine.LevelFatal, "%s", err)
+		return false
+	}
+	st.exportOptions()
+	fn, _ := st.commandFunc(name)
+	if fn == nil {
+		return true
+	}
+	if _, err := st.call(fn); err != nil {
+		s.cfg.Log.Logf(engine.LevelFatal, "%s", functionFailed("sysbench.cmdline.call_command", err))
+		return false
+	}
+	return true
 }
 
 // errCommandFailed is a custom command that returned false: exit 1 with no

@@ -81,8 +81,9 @@ type state struct {
 	// ranNoLua is the Go function that last returned from a call without
 	// running any Lua code in this state (see runEvents), else nil.
 	ranNoLua *lua.LFunction
-	libs     libSet       // the optional libraries open in this state
-	compat   *compatState // the LuaJIT stand-ins' per-state data
+	libs     libSet          // the optional libraries open in this state
+	barrier  *commandBarrier // the threads of this state's parallel command, or nil
+	compat   *compatState    // the LuaJIT stand-ins' per-state data
 
 	// sysbench.rand's built-in uniform and default, which sysbench.sql's
 	// _by_id_runner checks a script has not replaced.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -116,10 +117,11 @@ func pgwTableNames(n int) []string {
 	return names
 }
 
-// pgwLeftTables counts the sbtest tables of database c.
+// pgwLeftTables counts the tables of database c, which is the test's
+// own: any table is one the workload left.
 func pgwLeftTables(t *testing.T, c *pgx.Conn) int64 {
 	t.Helper()
-	return pgwInt(t, c, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'sbtest%'")
+	return pgwInt(t, c, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
 }
 
 // pgwWorkload is a bundled workload with what its runs must count.
@@ -134,6 +136,22 @@ type pgwWorkload struct {
 	// one id) and be restarted, so their queries count more than once.
 	many    wlPerEvent
 	atLeast bool
+	// The loads of other tools (pgbench_tpcb, mysqlslap) have tables and
+	// options of their own: name tells the entries of one script apart,
+	// options are given to every command, and tableRows are the rows of
+	// each table after prepare.
+	name      string
+	options   []string
+	tableRows map[string]int64
+	check     func(t *testing.T, report string) // more checks of a run, or nil
+}
+
+// id names the entry's subtest and database.
+func (w pgwWorkload) id() string {
+	if w.name != "" {
+		return w.name
+	}
+	return w.script
 }
 
 // Per-event counts on PostgreSQL: an UPDATE counts as a write whenever
@@ -154,7 +172,18 @@ var pgwWorkloads = []pgwWorkload{
 	// One table per thread, filled by multi-row INSERTs: only the
 	// flushes are queries, so the writes are not counted per event.
 	{script: "bulk_insert", one: wlPerEvent{0, -1, 0, -1}, many: wlPerEvent{0, -1, 0, -1}},
+	// pgbench's transactions: nothing fails at READ COMMITTED, where
+	// concurrent updates of a row wait for each other.
+	{script: "pgbench_tpcb", name: "pgbench_tpcb", options: []string{"--scale=1"}, tableRows: pgwPgbenchRows,
+		one: wlPgbenchTPCB, many: wlPgbenchTPCB},
+	{script: "pgbench_tpcb", name: "pgbench_tpcb_simple_update", options: []string{"--scale=1", "--pgbench-mode=simple-update"},
+		tableRows: pgwPgbenchRows, one: wlPgbenchSimpleUpdate, many: wlPgbenchSimpleUpdate},
+	{script: "pgbench_tpcb", name: "pgbench_tpcb_select_only", options: []string{"--scale=1", "--pgbench-mode=select-only"},
+		tableRows: pgwPgbenchRows, one: wlOneRead, many: wlOneRead},
 }
+
+// pgwPgbenchRows are the rows of pgbench's tables at scale 1.
+var pgwPgbenchRows = map[string]int64{"pgbench_accounts": 100000, "pgbench_branches": 1, "pgbench_history": 0, "pgbench_tellers": 10}
 
 // pgwTimedProgress matches an intermediate report of an 8-thread run.
 var pgwTimedProgress = regexp.MustCompile(`(?m)^\[ 1s \] thds: 8 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/[0-9.]+/[0-9.]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+$`)
@@ -182,13 +211,13 @@ func TestPgSQLWorkloads(t *testing.T) {
 	admin := needPgSQL(t)
 	dbs := map[string]pgwDB{}
 	for _, w := range pgwWorkloads {
-		dbs[w.script] = pgwCreateDB(t, admin)
+		dbs[w.id()] = pgwCreateDB(t, admin)
 	}
 	for _, w := range pgwWorkloads {
-		t.Run(w.script, func(t *testing.T) {
+		t.Run(w.id(), func(t *testing.T) {
 			t.Parallel()
 			wlCheckBundled(t, w.script)
-			d := dbs[w.script]
+			d := dbs[w.id()]
 			c := pgwConnect(t, d.name)
 			defer c.Close(context.Background())
 			for _, m := range pgwModes {
@@ -205,12 +234,7 @@ func TestPgSQLWorkloads(t *testing.T) {
 // session on d.
 func pgwRunWorkload(t *testing.T, c *pgx.Conn, d pgwDB, w pgwWorkload, threads int, psMode string) {
 	common := append(d.args(), fmt.Sprintf("--threads=%d", threads), "--db-ps-mode="+psMode)
-	var options []string
-	tables := pgwTableNames(threads) // bulk_insert: one table per thread
-	if w.script != "bulk_insert" {
-		options = []string{fmt.Sprintf("--tables=%d", w.tables), fmt.Sprintf("--table-size=%d", w.rows)}
-		tables = pgwTableNames(w.tables)
-	}
+	options, tables := pgwTables(w, threads)
 	cmd := func(command string, extra ...string) []string {
 		return append(append(append([]string{w.script}, common...), options...), append(extra, command)...)
 	}
@@ -221,10 +245,14 @@ func pgwRunWorkload(t *testing.T, c *pgx.Conn, d pgwDB, w pgwWorkload, threads i
 	}()
 
 	r := wlMust(t, sbgoBinary, nil, cmd("prepare")...)
-	wlCheckPrepare(t, wlGroup{script: w.script, options: options, rows: w.rows}, tables, r.stdout)
+	if w.tableRows == nil {
+		wlCheckPrepare(t, wlGroup{script: w.script, options: options, rows: w.rows}, tables, r.stdout)
+	} else {
+		wlCheckCreated(t, tables, r.stdout)
+	}
 	for _, tbl := range tables {
-		if n := pgwInt(t, c, "SELECT count(*) FROM "+tbl); n != int64(w.rows) {
-			t.Errorf("%s has %d rows after prepare, want %d", tbl, n, w.rows)
+		if n, want := pgwInt(t, c, "SELECT count(*) FROM "+tbl), w.rowsOf(tbl); n != want {
+			t.Errorf("%s has %d rows after prepare, want %d", tbl, n, want)
 		}
 	}
 
@@ -240,6 +268,9 @@ func pgwRunWorkload(t *testing.T, c *pgx.Conn, d pgwDB, w pgwWorkload, threads i
 		if !pgwTimedProgress.MatchString(r.stdout) {
 			t.Errorf("no intermediate report for 8 threads:\n%s", r.stdout)
 		}
+	}
+	if w.check != nil {
+		w.check(t, r.stdout)
 	}
 	if w.script == "bulk_insert" {
 		// Every row of every event reached its table: the last flush
@@ -265,6 +296,31 @@ func pgwRunWorkload(t *testing.T, c *pgx.Conn, d pgwDB, w pgwWorkload, threads i
 	if n := pgwLeftTables(t, c); n != 0 {
 		t.Errorf("%d tables left after cleanup", n)
 	}
+}
+
+// pgwTables are the options every command of w gets and the tables its
+// prepare makes.
+func pgwTables(w pgwWorkload, threads int) (options, tables []string) {
+	switch {
+	case w.tableRows != nil:
+		for tbl := range w.tableRows {
+			tables = append(tables, tbl)
+		}
+		sort.Strings(tables)
+		return w.options, tables
+	case w.script == "bulk_insert": // one table per thread
+		return nil, pgwTableNames(threads)
+	default:
+		return []string{fmt.Sprintf("--tables=%d", w.tables), fmt.Sprintf("--table-size=%d", w.rows)}, pgwTableNames(w.tables)
+	}
+}
+
+// rowsOf is how many rows table tbl holds after prepare.
+func (w pgwWorkload) rowsOf(tbl string) int64 {
+	if w.tableRows != nil {
+		return w.tableRows[tbl]
+	}
+	return int64(w.rows)
 }
 
 // pgwCheckReport checks the final report of a run: the number of events

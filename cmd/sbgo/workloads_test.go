@@ -193,11 +193,12 @@ func wlDropTables(t *testing.T, db *sql.DB, schema string) {
 }
 
 // wlCheckBundled makes sure that the workload sbgo runs is the bundled
-// one: only it declares --reconnect (sysbench 1.0.20's does not).
+// one: only it declares --reconnect (sysbench 1.0.20's does not). The
+// loads of other tools have no sysbench namesake to be confused with.
 func wlCheckBundled(t *testing.T, script string) {
 	t.Helper()
-	if script == "bulk_insert" {
-		return // declares no options at all
+	if script == "bulk_insert" || wlClassic[script] {
+		return // declares no options at all, or has no namesake
 	}
 	r := wlMust(t, sbgoBinary, nil, script, "help")
 	if !strings.Contains(r.stdout, "--reconnect=N") {
@@ -209,6 +210,9 @@ func wlCheckBundled(t *testing.T, script string) {
 var wlBundled = []string{"oltp_common", "oltp_read_write", "oltp_read_only", "oltp_write_only",
 	"oltp_point_select", "oltp_insert", "oltp_delete", "oltp_update_index", "oltp_update_non_index",
 	"select_random_points", "select_random_ranges", "bulk_insert"}
+
+// wlClassic are the bundled loads of other tools than sysbench.
+var wlClassic = map[string]bool{"pgbench_tpcb": true, "mysqlslap": true}
 
 // wlLaterOptions are the options sbgo's workloads take from sysbench's
 // later releases, as those releases' help shows them.
@@ -280,6 +284,9 @@ type wlGroup struct {
 	rows    int      // rows per table after prepare
 	check   func(t *testing.T, db *sql.DB)
 	runs    []wlRunCase
+	// tableRows are the tables of the loads of other tools and their rows
+	// after prepare; nil for sysbench's, which make sbtest1, sbtest2.
+	tableRows map[string]int
 }
 
 // Per-event counts of the workloads. The writes assume that each UPDATE
@@ -295,7 +302,37 @@ var (
 	wlOneWrite      = wlPerEvent{0, 1, 0, 1}
 	// A DELETE that finds no row counts as "other".
 	wlOneDelete = wlPerEvent{0, -1, -1, 1}
+	// pgbench's transactions: BEGIN, UPDATE account, SELECT it, UPDATE
+	// teller, UPDATE branch, INSERT history, COMMIT; simple-update
+	// without the teller and branch.
+	wlPgbenchTPCB         = wlPerEvent{1, 4, 2, 7}
+	wlPgbenchSimpleUpdate = wlPerEvent{1, 2, 2, 5}
+	// On MySQL an UPDATE whose delta is 0 changes nothing and counts as
+	// "other": only writes and others together are exact.
+	wlPgbenchTPCBMySQL         = wlPerEvent{1, -1, -1, 7}
+	wlPgbenchSimpleUpdateMySQL = wlPerEvent{1, -1, -1, 5}
 )
+
+// wlWritesAndOthers checks that writes and others add up to n per event.
+func wlWritesAndOthers(n int) func(t *testing.T, report string) {
+	return func(t *testing.T, report string) {
+		t.Helper()
+		events := reportNumber(t, report, "transactions")
+		if got := reportNumber(t, report, "write") + reportNumber(t, report, "other"); got != n*events {
+			t.Errorf("%d writes and others for %d events, want %d per event:\n%s", got, events, n, report)
+		}
+	}
+}
+
+// wlCheckCreated checks that prepare reported creating each table.
+func wlCheckCreated(t *testing.T, tables []string, out string) {
+	t.Helper()
+	for _, tbl := range tables {
+		if !strings.Contains(out, "Creating table '"+tbl+"'...\n") {
+			t.Errorf("prepare does not report creating %s:\n%s", tbl, out)
+		}
+	}
+}
 
 // wlIntermediate matches an intermediate report line of a 4-thread run.
 var wlIntermediate = regexp.MustCompile(`(?m)^\[ 1s \] thds: 4 tps: [0-9.]+ qps: [0-9.]+ \(r/w/o: [0-9.]+/[0-9.]+/[0-9.]+\) lat \(ms,95%\): [0-9.]+ err/s: [0-9.]+ reconn/s: [0-9.]+$`)
@@ -453,6 +490,22 @@ var wlMatrix = []wlGroup{
 		},
 	},
 	{
+		script:    "pgbench_tpcb",
+		options:   []string{"--scale=1"},
+		prepare:   []string{"--threads=2"},
+		tableRows: wlPgbenchRows,
+		runs: []wlRunCase{
+			{name: "default", want: wlPgbenchTPCBMySQL, check: wlWritesAndOthers(6)},
+			{name: "ps_disable", args: []string{"--db-ps-mode=disable"}, want: wlPgbenchTPCBMySQL, check: wlWritesAndOthers(6)},
+			{name: "simple_update", args: []string{"--pgbench-mode=simple-update"}, want: wlPgbenchSimpleUpdateMySQL, check: wlWritesAndOthers(4)},
+			{name: "select_only_ps_disable", args: []string{"--pgbench-mode=select-only", "--db-ps-mode=disable"}, want: wlOneRead},
+			{name: "threads_time", args: []string{"--threads=8", "--time=2", "--events=0"}, want: wlPgbenchTPCBMySQL,
+				check: wlWritesAndOthers(6)},
+			{name: "threads_time_ps_disable", args: []string{"--threads=8", "--time=2", "--events=0", "--db-ps-mode=disable"},
+				want: wlPgbenchTPCBMySQL, check: wlWritesAndOthers(6)},
+		},
+	},
+	{
 		// One table per thread; only the flushes are queries.
 		script:  "bulk_insert",
 		options: []string{"--threads=2"},
@@ -467,6 +520,9 @@ var wlMatrix = []wlGroup{
 	},
 }
 
+// wlPgbenchRows are the rows of pgbench's tables at scale 1.
+var wlPgbenchRows = map[string]int{"pgbench_accounts": 100000, "pgbench_branches": 1, "pgbench_history": 0, "pgbench_tellers": 10}
+
 // TestWorkloadMatrix runs every bundled workload through prepare, run
 // and cleanup on MariaDB, and checks the progress lines, the rows
 // written, and the queries the report counts per event.
@@ -477,22 +533,22 @@ func TestWorkloadMatrix(t *testing.T) {
 		name := g.script + "/" + strings.Join(g.options, ",")
 		t.Run(name, func(t *testing.T) {
 			wlCheckBundled(t, g.script)
-			wlDropTables(t, db, "sbtest")
-			defer wlDropTables(t, db, "sbtest")
-			common := append(append([]string{}, wlSbtestArgs...), g.options...)
+			schema, tables := wlMatrixTables(t, db, g)
+			common := append(append([]string{}, wlSbtestArgs...), "--mysql-db="+schema)
+			common = append(common, g.options...)
 			cmd := func(extra []string, command string) []string {
 				return append(append(append([]string{g.script}, common...), extra...), command)
 			}
-			tables := []string{"sbtest1", "sbtest2"}
-			if g.script == "select_random_points" || g.script == "select_random_ranges" {
-				tables = tables[:1]
-			}
 
 			r := wlMust(t, sbgoBinary, nil, cmd(g.prepare, "prepare")...)
-			wlCheckPrepare(t, g, tables, r.stdout)
+			if g.tableRows != nil {
+				wlCheckCreated(t, tables, r.stdout)
+			} else {
+				wlCheckPrepare(t, g, tables, r.stdout)
+			}
 			for _, tbl := range tables {
-				if n := wlQueryInt(t, db, "SELECT COUNT(*) FROM sbtest."+tbl); n != g.rows {
-					t.Errorf("%s has %d rows after prepare, want %d", tbl, n, g.rows)
+				if n, want := wlQueryInt(t, db, "SELECT COUNT(*) FROM "+schema+"."+tbl), g.rowsOf(tbl); n != want {
+					t.Errorf("%s has %d rows after prepare, want %d", tbl, n, want)
 				}
 			}
 			if g.check != nil {
@@ -510,23 +566,7 @@ func TestWorkloadMatrix(t *testing.T) {
 					wlCheckReport(t, rc, r.stdout)
 				})
 			}
-
-			if g.script == "oltp_read_write" {
-				r := wlMust(t, sbgoBinary, nil, cmd([]string{"--threads=2"}, "prewarm")...)
-				for _, tbl := range tables {
-					if !strings.Contains(r.stdout, "Prewarming table "+tbl+"\n") {
-						t.Errorf("prewarm does not report %s:\n%s", tbl, r.stdout)
-					}
-				}
-			}
-			if g.script == "bulk_insert" {
-				// Every row of every event reached its table: the last
-				// flush happens when the thread ends.
-				n := wlQueryInt(t, db, "SELECT (SELECT COUNT(*) FROM sbtest.sbtest1) + (SELECT COUNT(*) FROM sbtest.sbtest2)")
-				if n != 200 {
-					t.Errorf("bulk_insert stored %d rows for 200 events", n)
-				}
-			}
+			wlMatrixAfterRuns(t, db, g, cmd, tables)
 
 			r = wlMust(t, sbgoBinary, nil, cmd(nil, "cleanup")...)
 			for _, tbl := range tables {
@@ -534,12 +574,86 @@ func TestWorkloadMatrix(t *testing.T) {
 					t.Errorf("cleanup does not report %s:\n%s", tbl, r.stdout)
 				}
 			}
-			left := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='sbtest' AND table_name IN ('sbtest1','sbtest2')")
+			left := wlQueryInt(t, db, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ? AND table_name IN ('"+
+				strings.Join(tables, "','")+"')", schema)
 			if left != 0 {
 				t.Errorf("%d tables left after cleanup", left)
 			}
 		})
 	}
+}
+
+// wlMatrixTables returns the schema of group g, made ready for it, and the
+// tables its prepare makes. The sysbench workloads work in sbtest; the
+// loads of other tools in a schema of their own, as their tables' names
+// are not sbgo's alone.
+func wlMatrixTables(t *testing.T, db *sql.DB, g wlGroup) (schema string, tables []string) {
+	t.Helper()
+	if g.tableRows == nil {
+		wlDropTables(t, db, "sbtest")
+		t.Cleanup(func() { wlDropTables(t, db, "sbtest") })
+		tables = []string{"sbtest1", "sbtest2"}
+		if g.script == "select_random_points" || g.script == "select_random_ranges" {
+			tables = tables[:1]
+		}
+		return "sbtest", tables
+	}
+	schema = wlClassicSchema(t, db)
+	for tbl := range g.tableRows {
+		tables = append(tables, tbl)
+	}
+	sort.Strings(tables)
+	for _, tbl := range tables {
+		wlExec(t, db, "DROP TABLE IF EXISTS "+schema+"."+tbl)
+	}
+	return schema, tables
+}
+
+// wlClassicSchema creates the schema of this test process for the loads
+// of other tools, grants it to sbtest, and drops it when the test ends.
+func wlClassicSchema(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	schema := fmt.Sprintf("sbgo_classics_%d", os.Getpid())
+	wlExec(t, db, "CREATE DATABASE IF NOT EXISTS "+schema,
+		"GRANT ALL ON "+schema+".* TO 'sbtest'@'127.0.0.1'", "GRANT ALL ON "+schema+".* TO 'sbtest'@'localhost'")
+	t.Cleanup(func() { db.Exec("DROP DATABASE IF EXISTS " + schema) })
+	return schema
+}
+
+// wlMatrixAfterRuns checks what some workloads leave or offer besides
+// their runs: prewarm, bulk_insert's rows, pgbench_tpcb's check.
+func wlMatrixAfterRuns(t *testing.T, db *sql.DB, g wlGroup, cmd func([]string, string) []string, tables []string) {
+	t.Helper()
+	switch g.script {
+	case "oltp_read_write":
+		r := wlMust(t, sbgoBinary, nil, cmd([]string{"--threads=2"}, "prewarm")...)
+		for _, tbl := range tables {
+			if !strings.Contains(r.stdout, "Prewarming table "+tbl+"\n") {
+				t.Errorf("prewarm does not report %s:\n%s", tbl, r.stdout)
+			}
+		}
+	case "bulk_insert":
+		// Every row of every event reached its table: the last flush
+		// happens when the thread ends.
+		n := wlQueryInt(t, db, "SELECT (SELECT COUNT(*) FROM sbtest.sbtest1) + (SELECT COUNT(*) FROM sbtest.sbtest2)")
+		if n != 200 {
+			t.Errorf("bulk_insert stored %d rows for 200 events", n)
+		}
+	case "pgbench_tpcb":
+		// The runs mixed modes: simple-update's check holds for all.
+		r := wlMust(t, sbgoBinary, nil, cmd([]string{"--pgbench-mode=simple-update"}, "check")...)
+		if !strings.Contains(r.stdout, "check passed: ") {
+			t.Errorf("check after the runs:\n%s", r.stdout)
+		}
+	}
+}
+
+// rowsOf is how many rows table tbl holds after prepare.
+func (g wlGroup) rowsOf(tbl string) int {
+	if g.tableRows != nil {
+		return g.tableRows[tbl]
+	}
+	return g.rows
 }
 
 // wlCheckPrepare checks prepare's progress lines for each table.
