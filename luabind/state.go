@@ -54,6 +54,7 @@ type Script struct {
 	hookInter  bool
 	hookCumul  bool
 	drivers    drivers // database drivers, created on first use
+	shared     sharedStore
 }
 
 // state is one Lua state and what its bindings need. Its methods are the

@@ -33,6 +33,7 @@ func (st *state) openSysbench() {
 	sb.RawSetString("report_csv", L.NewFunction(st.reportCSV))
 	sb.RawSetString("report_json", L.NewFunction(st.reportJSON))
 	sb.RawSetString("sql", st.newSQLTable())
+	sb.RawSetString("share", L.NewFunction(st.luaShare))
 	L.SetGlobal("sysbench", sb)
 
 	st.threadRun = L.NewFunction(st.luaThreadRun)

@@ -19,7 +19,7 @@ var requireCommon = regexp.MustCompile(`(?m)^require\("oltp_common"\)$`)
 // workload builds on oltp_common.
 func TestBundledScripts(t *testing.T) {
 	want := []string{
-		"bulk_insert.lua", "oltp_common.lua", "oltp_delete.lua", "oltp_insert.lua",
+		"bulk_insert.lua", "mysqlslap.lua", "oltp_common.lua", "oltp_delete.lua", "oltp_insert.lua",
 		"oltp_point_select.lua", "oltp_read_only.lua", "oltp_read_write.lua",
 		"oltp_update_index.lua", "oltp_update_non_index.lua", "oltp_write_only.lua",
 		"pgbench_tpcb.lua", "select_random_points.lua", "select_random_ranges.lua",

@@ -180,7 +180,23 @@ var pgwWorkloads = []pgwWorkload{
 		tableRows: pgwPgbenchRows, one: wlPgbenchSimpleUpdate, many: wlPgbenchSimpleUpdate},
 	{script: "pgbench_tpcb", name: "pgbench_tpcb_select_only", options: []string{"--scale=1", "--pgbench-mode=select-only"},
 		tableRows: pgwPgbenchRows, one: wlOneRead, many: wlOneRead},
+	// mysqlslap's load, with no key, an auto-increment key and a UUID
+	// key: msCheck counts its queries. (Not the whole-table UPDATEs of
+	// update without a key: concurrent ones deadlock on PostgreSQL, and
+	// each deadlock waits out deadlock_timeout.)
+	{script: "mysqlslap", name: "mysqlslap_mixed", options: []string{"--number_int_cols=2", "--number_char_cols=2",
+		"--write_number=11"}, tableRows: map[string]int64{"t1": 10},
+		one: pgwUnchecked, many: pgwUnchecked, check: msCheck("mixed", false)},
+	{script: "mysqlslap", name: "mysqlslap_key_autoincrement", options: []string{"--add_autoincrement=on", "--load_type=key",
+		"--write_number=11"}, tableRows: map[string]int64{"t1": 10},
+		one: pgwUnchecked, many: pgwUnchecked, check: msCheck("key", true)},
+	{script: "mysqlslap", name: "mysqlslap_update_guid", options: []string{"--guid_primary=on", "--load_type=update",
+		"--write_number=6"}, tableRows: map[string]int64{"t1": 5},
+		one: pgwUnchecked, many: pgwUnchecked, check: msCheck("update", true)},
 }
+
+// pgwUnchecked leaves the per-event counts to the entry's check.
+var pgwUnchecked = wlPerEvent{-1, -1, -1, -1}
 
 // pgwPgbenchRows are the rows of pgbench's tables at scale 1.
 var pgwPgbenchRows = map[string]int64{"pgbench_accounts": 100000, "pgbench_branches": 1, "pgbench_history": 0, "pgbench_tellers": 10}

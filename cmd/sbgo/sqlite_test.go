@@ -61,11 +61,11 @@ func sqlwQueryInt(t *testing.T, path, query string) int {
 }
 
 // sqlwWithout are the options of wlMatrix that SQLite has no use for:
-// MySQL's table options.
+// MySQL's table options and storage engine.
 func sqlwWithout(args []string) []string {
 	var out []string
 	for _, a := range args {
-		if !strings.HasPrefix(a, "--create_table_options=") {
+		if !strings.HasPrefix(a, "--create_table_options=") && !strings.HasPrefix(a, "--engine=") {
 			out = append(out, a)
 		}
 	}
@@ -91,7 +91,7 @@ func TestSQLiteWorkloadMatrix(t *testing.T) {
 // own, seeding its runs from seed on.
 func sqlwRunGroup(t *testing.T, g wlGroup, seed int) {
 	path := filepath.Join(t.TempDir(), "sbtest.db")
-	common := append([]string{"--db-driver=sqlite", "--sqlite-db=" + path}, g.options...)
+	common := append([]string{"--db-driver=sqlite", "--sqlite-db=" + path}, sqlwWithout(g.options)...)
 	cmd := func(extra []string, command string) []string {
 		return append(append(append([]string{g.script}, common...), extra...), command)
 	}
@@ -166,10 +166,10 @@ func sqlwRuns(g wlGroup) []wlRunCase {
 	if g.script == "bulk_insert" || strings.Contains(strings.Join(g.options, " "), "auto_inc=off") {
 		return runs
 	}
-	want := g.runs[0].want
+	want, check := g.runs[0].want, g.runs[0].check
 	return append(runs,
-		wlRunCase{name: "threads4_ps_auto", args: []string{"--threads=4"}, want: want},
-		wlRunCase{name: "threads4_ps_disable", args: []string{"--threads=4", "--db-ps-mode=disable"}, want: want})
+		wlRunCase{name: "threads4_ps_auto", args: []string{"--threads=4"}, want: want, check: check},
+		wlRunCase{name: "threads4_ps_disable", args: []string{"--threads=4", "--db-ps-mode=disable"}, want: want, check: check})
 }
 
 // TestSQLiteConcurrentInserts: with four writers on one table, no event

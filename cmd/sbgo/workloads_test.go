@@ -506,6 +506,21 @@ var wlMatrix = []wlGroup{
 		},
 	},
 	{
+		// mysqlslap's table with a UUID key: every load type.
+		script:    "mysqlslap",
+		options:   []string{"--guid_primary=on", "--number_int_cols=2", "--number_char_cols=2", "--write_number=11"},
+		tableRows: msRows(11),
+		runs:      msMatrixRuns(true),
+	},
+	{
+		// Without a key (whole-table selects and updates), in a named
+		// storage engine.
+		script:    "mysqlslap",
+		options:   []string{"--number_int_cols=1", "--number_char_cols=1", "--write_number=6", "--engine=innodb"},
+		tableRows: msRows(6),
+		runs:      msMatrixRuns(false),
+	},
+	{
 		// One table per thread; only the flushes are queries.
 		script:  "bulk_insert",
 		options: []string{"--threads=2"},
@@ -920,24 +935,43 @@ func wlCounters(t *testing.T, db *sql.DB, marker string) map[string]int64 {
 	return out
 }
 
+// wlOwner tells the sessions of the commands a test measures from the
+// server's others: by their database (column "db", as the tests of the
+// sysbench workloads, whose sessions connect to wlSchema) or by their
+// user (column "user", for a tool that connects before its database
+// exists, as mysqlslap does).
+type wlOwner struct{ column, value string }
+
+// wlSchemaSessions are the sessions on wlSchema.
+var wlSchemaSessions = wlOwner{"db", wlSchema}
+
+// owns reports whether a general-log Connect line, "user@host on db
+// using ...", opened one of o's sessions.
+func (o wlOwner) owns(connect string) bool {
+	if o.column == "user" {
+		return strings.HasPrefix(connect, o.value+"@")
+	}
+	return strings.Contains(connect, " on "+o.value+" ")
+}
+
 // wlWaitSessionsGone waits until the server has ended every session of
-// wlSchema. A client sends its last commands (closing statements,
-// quitting) without waiting for an answer, so the server may still be
-// counting and logging them when the client has exited. It polls with
-// SHOW PROCESSLIST, which changes no counter but its own.
-func wlWaitSessionsGone(t *testing.T, db *sql.DB) {
+// o. A client sends its last commands (closing statements, quitting)
+// without waiting for an answer, so the server may still be counting and
+// logging them when the client has exited. It polls with SHOW
+// PROCESSLIST, which changes no counter but its own.
+func wlWaitSessionsGone(t *testing.T, db *sql.DB, o wlOwner) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for wlSessionsOpen(t, db) > 0 {
+	for wlSessionsOpen(t, db, o) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("sessions on %s still open 10 s after the client exited", wlSchema)
+			t.Fatalf("sessions of %s %s still open 10 s after the client exited", o.column, o.value)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// wlSessionsOpen counts the server's sessions whose database is wlSchema.
-func wlSessionsOpen(t *testing.T, db *sql.DB) int {
+// wlSessionsOpen counts the server's sessions of o.
+func wlSessionsOpen(t *testing.T, db *sql.DB, o wlOwner) int {
 	t.Helper()
 	rows, err := db.Query("SHOW PROCESSLIST")
 	if err != nil {
@@ -948,14 +982,14 @@ func wlSessionsOpen(t *testing.T, db *sql.DB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbCol := -1
+	col := -1
 	for i, c := range cols {
-		if strings.EqualFold(c, "db") {
-			dbCol = i
+		if strings.EqualFold(c, o.column) {
+			col = i
 		}
 	}
-	if dbCol < 0 {
-		t.Fatalf("SHOW PROCESSLIST has no db column: %v", cols)
+	if col < 0 {
+		t.Fatalf("SHOW PROCESSLIST has no %s column: %v", o.column, cols)
 	}
 	fields := make([]sql.RawBytes, len(cols))
 	dest := make([]any, len(cols))
@@ -967,7 +1001,7 @@ func wlSessionsOpen(t *testing.T, db *sql.DB) int {
 		if err := rows.Scan(dest...); err != nil {
 			t.Fatal(err)
 		}
-		if string(fields[dbCol]) == wlSchema {
+		if string(fields[col]) == o.value {
 			n++
 		}
 	}
@@ -981,8 +1015,23 @@ func wlSessionsOpen(t *testing.T, db *sql.DB) int {
 // server during a measurement: they count only in their own counters.
 var wlOwnStatement = map[string]bool{"Com_show_status": true, "Com_show_processlist": true}
 
+// wlOwnTag marks statements a test sends between the commands it
+// measures (dropping a database, reading a table's layout), which show in
+// the next window's log.
+const wlOwnTag = "/* sbgo-test */"
+
+// wlOwnPrefixes begin the statements of wlRunPhaseOf itself.
+var wlOwnPrefixes = []string{"SHOW GLOBAL STATUS", "SHOW PROCESSLIST", "SET GLOBAL general_log=",
+	"SELECT @@global.general_log", "SELECT thread_id, command_type, argument FROM mysql.general_log"}
+
+// wlIsOwnQuery tells the test's own statements from other clients'.
 func wlIsOwnQuery(q string) bool {
-	return strings.HasPrefix(q, "SHOW GLOBAL STATUS") || strings.HasPrefix(q, "SHOW PROCESSLIST")
+	for _, p := range wlOwnPrefixes {
+		if strings.HasPrefix(q, p) {
+			return true
+		}
+	}
+	return strings.Contains(q, wlOwnTag)
 }
 
 // wlPhase is what the server saw while one command ran.
@@ -999,15 +1048,22 @@ type wlPhase struct {
 var wlWindows int // numbers the markers of wlRunPhase
 
 // wlRunPhase runs one command with the general log on, between two
-// readings of the counters, then reads and empties the log.
+// readings of the counters, then reads and empties the log. Its sessions
+// are those on wlSchema.
 func wlRunPhase(t *testing.T, db *sql.DB, bin string, args []string) wlPhase {
+	t.Helper()
+	return wlRunPhaseOf(t, db, wlSchemaSessions, bin, args)
+}
+
+// wlRunPhaseOf is wlRunPhase for the sessions of o.
+func wlRunPhaseOf(t *testing.T, db *sql.DB, o wlOwner, bin string, args []string) wlPhase {
 	t.Helper()
 	wlExec(t, db, "SET GLOBAL general_log=1")
 	wlWindows++
 	marker := fmt.Sprintf("sbgo-workloads %d-%d", os.Getpid(), wlWindows)
 	before := wlCounters(t, db, marker)
 	out := wlMust(t, bin, nil, args...)
-	wlWaitSessionsGone(t, db)
+	wlWaitSessionsGone(t, db, o)
 	after := wlCounters(t, db, "")
 
 	ph := wlPhase{counters: map[string]int64{}, stdout: out.stdout}
@@ -1030,7 +1086,7 @@ func wlRunPhase(t *testing.T, db *sql.DB, bin string, args []string) wlPhase {
 			t.Fatal(err)
 		}
 		e.argument = string(arg)
-		if e.command == "Connect" && strings.Contains(e.argument, " on "+wlSchema+" ") {
+		if e.command == "Connect" && o.owns(e.argument) {
 			ours[e.thread] = true
 		}
 		ph.intact = ph.intact || strings.Contains(e.argument, marker)
