@@ -31,6 +31,9 @@ type Source struct {
 // Merged is the merge of several clients' documents.
 type Merged struct {
 	Doc *Document
+	// Overlap is, per step, how much the parts' windows overlap (see
+	// Overlap).
+	Overlap []float64
 	// Warnings are one line each: windows that overlap too little.
 	Warnings []string
 }
@@ -63,7 +66,9 @@ func MergeDocuments(parts []Source) (*Merged, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ov := Overlap(col); ov < MinOverlap {
+		ov := Overlap(col)
+		m.Overlap = append(m.Overlap, ov)
+		if ov < MinOverlap {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("the parts' windows of step %d (%d threads) overlap by %.1f %% only (less than %.0f %%): they did not measure the same time",
 				i+1, s.Threads, ov*100, MinOverlap*100))
 		}

@@ -114,6 +114,7 @@ func (inv *invocation) resultsDocument(steps []engine.RunSummary, started time.T
 		End:           end,
 		Host:          results.Host{Name: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		Server:        inv.resultsServer(),
+		ClientID:      inv.clientID,
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"compare": compareCommand,
 	"report":  reportCommand,
+	"merge":   mergeCommand,
 }
 
 const compareUsage = `Usage: sbgo compare [options] FILE.json [FILE.json ...]

@@ -16,6 +16,10 @@ import (
 // them, and writes the results file when --results-file asks for one:
 // also after a failed or interrupted run.
 func (inv *invocation) run() int {
+	if err := lateStart(inv.startAt, time.Now()); err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s", err)
+		return 1
+	}
 	path := optionText(inv.opts, "results-file")
 	ln, code := inv.listenMetrics()
 	if code != 0 {
@@ -84,7 +88,13 @@ func (inv *invocation) sweep(series bool, live *stepSource) (int, []engine.RunSu
 			policy = decideThreadPolicy(inv.opts, n, runtime.NumCPU())
 			tuneGC(n)
 		}
-		r := engine.NewRun(runConfig(&g, policy, series), inv.log)
+		cfg := runConfig(&g, policy, series)
+		if i == 0 {
+			// Only the first step can be lined up with other clients:
+			// each next one starts when this client's previous one ends.
+			cfg.StartAt = inv.startAt
+		}
+		r := engine.NewRun(cfg, inv.log)
 		live.run.Store(r)
 		stepCode := runBenchmark(r, inv.script, policy, inv.sigs)
 		s := r.Summary()
