@@ -51,7 +51,7 @@ func spec() Spec {
 		Name: "sbgo-oltp", Namespace: "bench", Image: "registry.example/sbgo:1", Clients: 8,
 		Script: "custom.lua", Args: []string{"--threads=16", "--time=60", "--mysql-host=db"},
 		StartAt: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC),
-		Files: []File{{Path: "custom.lua", Data: "require('lib.util')\n"}, {Path: "lib/util.lua", Data: "return {}\n"}},
+		Files:   []File{{Path: "custom.lua", Data: "require('lib.util')\n"}, {Path: "lib/util.lua", Data: "return {}\n"}},
 		Secrets: []Secret{{Option: "mysql-password", Value: "pw"}}, CPU: "2", Memory: "1Gi",
 		Deadline: 5 * time.Minute,
 	}
