@@ -79,6 +79,11 @@ type Config struct {
 	Debug             bool
 	Seed              uint64 // 0: seeded from the clock
 
+	// LatencyTap, when set, receives every measured event's latency in
+	// ns, in the collector's goroutine (with Series): a test mode that
+	// checks the histograms against the raw values.
+	LatencyTap func(ns int64)
+
 	// StartAt, when set, is the instant the run phase starts (after
 	// thread_init), so that clients started at different moments measure
 	// the same window; workers ready after it fail the run instead.

@@ -83,10 +83,14 @@ func kubeCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	var b bytes.Buffer
+	if err := kube.Write(&b, spec); err != nil {
+		return fail(err)
+	}
 	if w := localHostWarning(inv); w != "" {
 		fmt.Fprintf(stderr, "sbgo kube: warning: %s\n", w)
 	}
-	if err := kube.Write(stdout, spec); err != nil {
+	if _, err := stdout.Write(b.Bytes()); err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stderr, "sbgo kube: %d clients start at %s; docs/distributed.md says how to collect and merge their results\n",
