@@ -17,7 +17,7 @@ import (
 const (
 	// WorkDir is where the pods find the script and its modules, and so
 	// their working directory: require() searches ./?.lua first.
-	WorkDir = "/sbgo/scripts"
+	WorkDir = "/scripts"
 	// Binary is the path of sbgo in the image (Dockerfile).
 	Binary = "/sbgo"
 	// ClientIDEnv carries the pod's completion index to --client-id.

@@ -23,21 +23,28 @@ type clientRun struct {
 	logs, dumps []string
 }
 
-// runClients starts n sbgo processes at once as an Indexed Job starts its
-// pods: the same arguments, JOB_COMPLETION_INDEX = 0..n-1, a shared
-// --start-at, the results written to stdout; each also dumps its raw
-// latencies (SBGO_LATENCY_DUMP). It fails the test when one fails.
-func runClients(t *testing.T, dir string, n int, args ...string) clientRun {
+// clientCmd is how one client is started: its arguments (after the
+// program's name), working directory and environment.
+type clientCmd struct {
+	args []string
+	dir  string
+	env  []string
+}
+
+// runClients starts the clients at once and waits for them; each also
+// dumps its raw latencies (SBGO_LATENCY_DUMP). It fails the test when one
+// fails.
+func runClients(t *testing.T, dir string, cmds []clientCmd) clientRun {
 	t.Helper()
 	var cr clientRun
 	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := range n {
+	errs := make([]error, len(cmds))
+	for i, c := range cmds {
 		cr.logs = append(cr.logs, filepath.Join(dir, fmt.Sprintf("client-%d.log", i)))
 		cr.dumps = append(cr.dumps, filepath.Join(dir, fmt.Sprintf("latencies-%d.txt", i)))
-		cmd := exec.Command(sbgoBinary, append(args, "--results-file=-", "run")...)
-		cmd.Dir = "../../testdata"
-		cmd.Env = append(os.Environ(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i), "SBGO_LATENCY_DUMP="+cr.dumps[i])
+		cmd := exec.Command(sbgoBinary, c.args...)
+		cmd.Dir = c.dir
+		cmd.Env = append(c.env, "SBGO_LATENCY_DUMP="+cr.dumps[i])
 		wg.Go(func() {
 			out, err := cmd.CombinedOutput()
 			os.WriteFile(cr.logs[i], out, 0o644)
@@ -53,6 +60,72 @@ func runClients(t *testing.T, dir string, n int, args ...string) clientRun {
 		}
 	}
 	return cr
+}
+
+// indexedClients are n clients of the same arguments in testdata, as an
+// Indexed Job numbers its pods: JOB_COMPLETION_INDEX = 0..n-1.
+func indexedClients(n int, args ...string) []clientCmd {
+	var cmds []clientCmd
+	for i := range n {
+		cmds = append(cmds, clientCmd{args: withArgs(args, "--results-file=-", "run"), dir: "../../testdata",
+			env: append(os.Environ(), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))})
+	}
+	return cmds
+}
+
+// podClients are the pods of the Job that sbgo kube wrote, run here as
+// the kubelet would run them: the container's arguments with $(VAR)
+// expanded from its environment (the completion index, the Secret's
+// values), in a working directory that holds the ConfigMap's files, with
+// that environment only.
+func podClients(t *testing.T, dir string, m kube.Manifests) []clientCmd {
+	t.Helper()
+	c := m.Job.Spec.Template.Spec.Containers[0]
+	var cmds []clientCmd
+	for i := range int(*m.Job.Spec.Completions) {
+		work := filepath.Join(dir, fmt.Sprintf("pod-%d", i))
+		writeConfigMap(t, work, m)
+		env := []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}
+		vars := map[string]string{}
+		for _, e := range c.Env {
+			switch {
+			case e.ValueFrom.FieldRef != nil:
+				vars[e.Name] = strconv.Itoa(i)
+			case e.ValueFrom.SecretKeyRef != nil:
+				vars[e.Name] = m.Secret.StringData[e.ValueFrom.SecretKeyRef.Key]
+			}
+			env = append(env, e.Name+"="+vars[e.Name])
+		}
+		var args []string
+		for _, a := range c.Args {
+			for k, v := range vars {
+				a = strings.ReplaceAll(a, "$("+k+")", v)
+			}
+			args = append(args, a)
+		}
+		cmds = append(cmds, clientCmd{args: args, dir: work, env: env})
+	}
+	return cmds
+}
+
+// writeConfigMap lays the ConfigMap's files out in dir as the pods'
+// volume does.
+func writeConfigMap(t *testing.T, dir string, m kube.Manifests) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range m.Job.Spec.Template.Spec.Volumes {
+		for _, item := range v.ConfigMap.Items {
+			p := filepath.Join(dir, item.Path)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(m.ConfigMap.Data[item.Key]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // startAt is a --start-at the given time from now, as sbgo kube writes
@@ -161,7 +234,7 @@ func windowsOverlap(parts []*results.Document) float64 {
 // are at least the events of the clients that slept that long.
 func TestMergeKnownLatencies(t *testing.T) {
 	dir := t.TempDir()
-	cr := runClients(t, dir, 3, "client_sleep.lua", "--sleep_ms=2", "--threads=2", "--time=2", startAt(1500*time.Millisecond))
+	cr := runClients(t, dir, indexedClients(3, "client_sleep.lua", "--sleep_ms=2", "--threads=2", "--time=2", startAt(1500*time.Millisecond)))
 	parts, merged := cr.merge(t, dir)
 	raw := cr.rawLatencies(t)
 	checkSums(t, parts, merged, raw)
@@ -194,17 +267,19 @@ func countAtOrAbove(sorted []int64, v int64) int64 {
 	return int64(len(sorted) - i)
 }
 
-// TestMultiClientMySQL is the acceptance: 4 clients of 4 threads
-// run oltp_read_only on MariaDB from one --start-at 3 s ahead; their
-// windows overlap by 95 % or more, the merged transactions are the sum of
-// the parts', its percentiles those of all the raw latencies, and
-// sbgo report renders the merged run with its parts.
+// TestMultiClientMySQL is the acceptance: the pods of sbgo kube's
+// Job for 4 clients of 4 threads of oltp_read_only on MariaDB, with
+// --start-at=+3, run here; their windows overlap by 95 % or more, the
+// merged transactions are the sum of the parts', its percentiles those of
+// all the raw latencies, and sbgo report renders the merged run with its
+// parts.
 func TestMultiClientMySQL(t *testing.T) {
 	needMySQL(t)
 	dir := t.TempDir()
 	prepareOLTP(t, mysqlArgs)
-	args := withArgs([]string{"oltp_read_only", "--tables=1", "--table-size=1000", "--threads=4", "--time=5", startAt(3 * time.Second)}, mysqlArgs...)
-	cr := runClients(t, dir, 4, args...)
+	m, _ := kubeManifests(t, nil, withArgs([]string{"oltp_read_only", "--tables=1", "--table-size=1000", "--threads=4", "--time=5",
+		"--start-at=+3", "--clients=4"}, mysqlArgs...)...)
+	cr := runClients(t, dir, podClients(t, dir, m))
 	parts, merged := cr.merge(t, dir)
 	checkSums(t, parts, merged, cr.rawLatencies(t))
 	ov := windowsOverlap(parts)
@@ -227,33 +302,39 @@ func TestMultiClientMySQL(t *testing.T) {
 	}
 }
 
-// TestMultiClientPgSQL: the same on PostgreSQL, 2 clients of 2 threads,
-// set beside one process of 4 threads: per event the same statements,
-// and (logged, since timing decides no test) percentiles of one
-// distribution.
+// TestMultiClientPgSQL: the same on PostgreSQL with sysbench's own
+// oltp_read_only.lua and its oltp_common.lua, which the ConfigMap takes
+// along: 2 pods of 2 threads, set beside one process of 4 threads: per
+// event the same statements, and (logged, since timing decides no test)
+// percentiles of one distribution.
 func TestMultiClientPgSQL(t *testing.T) {
 	needPgSQL(t)
 	dir := t.TempDir()
 	prepareOLTP(t, pgsqlArgs)
-	wl := withArgs([]string{"oltp_read_only", "--tables=1", "--table-size=1000", "--time=2"}, pgsqlArgs...)
-	cr := runClients(t, dir, 2, withArgs(wl, "--threads=2", startAt(2*time.Second))...)
+	luaPath := []string{"LUA_PATH=" + wlOriginalDir + "/?.lua;;"}
+	wl := withArgs([]string{wlOriginalDir + "/oltp_read_only.lua", "--tables=1", "--table-size=1000", "--time=2"}, pgsqlArgs...)
+	m, _ := kubeManifests(t, luaPath, withArgs(wl, "--threads=2", "--start-at=+2", "--clients=2")...)
+	if m.ConfigMap == nil || m.ConfigMap.Data["oltp_common.lua"] == "" || m.ConfigMap.Data["oltp_read_only.lua"] == "" {
+		t.Fatalf("the ConfigMap lacks sysbench's scripts: %v", m.ConfigMap)
+	}
+	cr := runClients(t, dir, podClients(t, dir, m))
 	parts, merged := cr.merge(t, dir)
 	checkSums(t, parts, merged, cr.rawLatencies(t))
 	one := filepath.Join(dir, "one.json")
-	if r := runBinary(t, sbgoBinary, withArgs(wl, "--threads=4", "--results-file="+one, "run")...); r.code != 0 {
+	if r := runBinaryWith(t, sbgoBinary, luaPath, "", withArgs(wl, "--threads=4", "--results-file="+one, "run")...); r.code != 0 {
 		t.Fatalf("one process: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	single := checkResultsFile(t, one).Steps[0]
-	m := merged.Steps[0]
+	ms := merged.Steps[0]
 	perEvent := func(s results.Step) [2]float64 {
 		n := float64(s.Totals.Transactions)
 		return [2]float64{float64(s.Totals.Reads) / n, float64(s.Totals.Other) / n}
 	}
-	if perEvent(m) != perEvent(single) || m.Threads != single.Threads {
-		t.Errorf("per event: merged %v statements at %d threads, one process %v at %d", perEvent(m), m.Threads, perEvent(single), single.Threads)
+	if perEvent(ms) != perEvent(single) || ms.Threads != single.Threads {
+		t.Errorf("per event: merged %v statements at %d threads, one process %v at %d", perEvent(ms), ms.Threads, perEvent(single), single.Threads)
 	}
 	t.Logf("p50/p95/p99 ms: merged %v/%v/%v, one process %v/%v/%v; windows overlap %.2f %%",
-		m.Latency.Percentiles["50"], m.Latency.Percentiles["95"], m.Latency.Percentiles["99"],
+		ms.Latency.Percentiles["50"], ms.Latency.Percentiles["95"], ms.Latency.Percentiles["99"],
 		single.Latency.Percentiles["50"], single.Latency.Percentiles["95"], single.Latency.Percentiles["99"], windowsOverlap(parts)*100)
 }
 
