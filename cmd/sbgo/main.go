@@ -147,7 +147,7 @@ func writeVersion(w io.Writer) {
 
 // run is the whole program minus the process: it returns the exit code.
 // Tests call it directly. A first argument that names one of sbgo's own
-// subcommands (compare, report) goes to it, with its own options. Each phase either hands on what it found in inv
+// subcommands (compare, report, merge, kube) goes to it, with its own options. Each phase either hands on what it found in inv
 // or ends the program with an exit code (stop).
 func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan os.Signal) int {
 	if len(argv) > 1 {
