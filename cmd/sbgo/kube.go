@@ -102,6 +102,8 @@ func kubeCommand(args []string, stdout, stderr io.Writer) int {
 // run's options are written) out of args.
 func splitKubeFlags(args []string) (kubeFlags, []string, error) {
 	kf := kubeFlags{image: "sbgo:" + Version, cpu: "1", mem: "512Mi", startDelay: 60}
+	text := map[string]*string{"image": &kf.image, "namespace": &kf.namespace, "job-name": &kf.jobName,
+		"cpu": &kf.cpu, "memory": &kf.mem, "secret": &kf.secret}
 	var rest []string
 	for _, a := range args {
 		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
@@ -117,18 +119,8 @@ func splitKubeFlags(args []string) (kubeFlags, []string, error) {
 			if err != nil || kf.clients < 1 {
 				err = fmt.Errorf("--clients=%s: a number of clients, 1 or more", value)
 			}
-		case name == "image":
-			kf.image = value
-		case name == "namespace":
-			kf.namespace = value
-		case name == "job-name":
-			kf.jobName = value
-		case name == "cpu":
-			kf.cpu = value
-		case name == "memory":
-			kf.mem = value
-		case name == "secret":
-			kf.secret = value
+		case text[name] != nil:
+			*text[name] = value
 		case name == "start-delay":
 			kf.startDelay, err = strconv.ParseFloat(value, 64)
 			if err != nil || kf.startDelay < 0 {
