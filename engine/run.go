@@ -79,6 +79,16 @@ type Config struct {
 	Debug             bool
 	Seed              uint64 // 0: seeded from the clock
 
+	// LatencyTap, when set, receives every measured event's latency in
+	// ns, in the collector's goroutine (with Series): a test mode that
+	// checks the histograms against the raw values.
+	LatencyTap func(ns int64)
+
+	// StartAt, when set, is the instant the run phase starts (after
+	// thread_init), so that clients started at different moments measure
+	// the same window; workers ready after it fail the run instead.
+	StartAt time.Time
+
 	// Series keeps what a results file needs (Run.Summary): every
 	// latency in an HDR histogram, per-second points and errors by code.
 	// Off, it costs the per-event path nothing.
@@ -268,6 +278,10 @@ func (r *Run) execute(w Workload) int {
 		reps.close()
 		return code
 	}
+	if !r.awaitStartAt(g) {
+		reps.close()
+		return ExitFailed
+	}
 	timers := r.release(g)
 	if r.coll != nil {
 		r.coll.begin()
@@ -398,6 +412,34 @@ func (r *Run) awaitInit(g *workerGroup) (int, bool) {
 		return ExitFailed, false
 	}
 	return ExitOK, true
+}
+
+// awaitStartAt holds the workers at the start barrier until
+// Config.StartAt, or an interrupt. Workers that were ready only after it
+// cannot measure the window the other clients measure: the run then
+// stops before it starts, its workers are joined, and false is returned.
+func (r *Run) awaitStartAt(g *workerGroup) bool {
+	at := r.cfg.StartAt
+	if at.IsZero() {
+		return true
+	}
+	wait := time.Until(at)
+	if wait < 0 {
+		r.stop("the workers were ready after --start-at")
+		close(g.released)
+		g.joined.Wait()
+		r.log.Logf(LevelFatal, "--start-at=%s passed %.3f s before the workers were ready: this client would not measure the same window as the others",
+			at.Format(time.RFC3339Nano), -wait.Seconds())
+		return false
+	}
+	r.log.Logf(LevelNotice, "Waiting %.3f s for --start-at=%s...\n", wait.Seconds(), at.Format(time.RFC3339Nano))
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stopCh:
+	}
+	return true
 }
 
 // release starts the clock, the time limit and the --rate generator,

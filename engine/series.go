@@ -278,8 +278,12 @@ func (c *collector) drain(f func(int64)) {
 // the run's histogram gets each closed second's (see close), which costs
 // less than a third record per value.
 func (c *collector) drainAll() {
+	tap := c.r.cfg.LatencyTap
 	c.drain(func(ns int64) {
 		c.sumNs += ns
+		if tap != nil {
+			tap(ns)
+		}
 		for _, t := range c.tracks {
 			recordClamped(t.h, ns)
 		}

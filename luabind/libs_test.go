@@ -228,3 +228,14 @@ func diff(after, before map[string]bool) []string {
 	sort.Strings(d)
 	return d
 }
+
+// TestDiskModules: the modules a script required from the disk are
+// listed with their files (sbgo kube's tests show that bundled ones are
+// not).
+func TestDiskModules(t *testing.T) {
+	s := loadScriptFile(t, "require('helper')\npcall(require, 'missing')\n", map[string]string{"helper.lua": "return {}\n"}, io.Discard)
+	got := s.DiskModules()
+	if len(got) != 1 || filepath.Base(got["helper"]) != "helper.lua" {
+		t.Errorf("DiskModules() = %v, want helper alone", got)
+	}
+}

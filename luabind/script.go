@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"strings"
@@ -140,6 +141,30 @@ type finder struct {
 	bundled     []fs.FS
 	path        string
 	withBundled bool
+
+	mu   sync.Mutex
+	disk map[string]string // module name -> the file it was found in
+}
+
+// found records that module name was loaded from the disk file p.
+func (f *finder) found(name, p string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.disk == nil {
+		f.disk = map[string]string{}
+	}
+	f.disk[name] = p
+}
+
+// DiskModules are the modules required so far that were found on the
+// disk, by module name, with the files they were found in: what a copy of
+// the script elsewhere (sbgo kube's ConfigMap) must take along. Bundled
+// modules are not among them.
+func (s *Script) DiskModules() map[string]string {
+	f := s.finder
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.disk)
 }
 
 // find returns the proto of module name (require's name, dots meaning
@@ -154,6 +179,9 @@ func (f *finder) find(name string) (*lua.FunctionProto, string, error) {
 		p := strings.ReplaceAll(pattern, "?", file)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			proto, err := f.cache.get(p, p, func() ([]byte, error) { return os.ReadFile(p) })
+			if err == nil {
+				f.found(name, p)
+			}
 			return proto, p, err
 		}
 		tried = append(tried, "no file '"+p+"'")

@@ -294,6 +294,17 @@ func (s *Script) seedFor(role, tid int) uint64 {
 	return splitmix64(s.seed + uint64(role)<<32 + uint64(tid) + 0x5eed)
 }
 
+// ClientSeed is the --rand-seed of client number client of a multi-client
+// run: seed itself for client 0, a different non-zero seed for each other
+// client, so that the clients do not replay one random sequence and a run
+// stays reproducible from its seed and client ids.
+func ClientSeed(seed uint64, client int) uint64 {
+	if client == 0 {
+		return seed
+	}
+	return max(1, splitmix64(seed+uint64(client)*0x9e3779b97f4a7c15))
+}
+
 func splitmix64(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9

@@ -63,6 +63,12 @@ type fileView struct {
 	Path, Label, Script, Tool, Server, Host, Start, End, Status, CommandLine string
 	Steps                                                                    string
 	Options                                                                  [][2]string
+	Parts                                                                    []partView
+}
+
+// partView is one client of a merged run (sbgo merge).
+type partView struct {
+	Source, Client, Host, Window, Threads, Transactions, Status string
 }
 
 func newPage(t *compare.Table, o Options) (*page, error) {
@@ -142,7 +148,7 @@ func newFileView(f compare.File) fileView {
 		Path: f.Path, Label: d.Label, Script: d.Script.Name,
 		Tool:        d.Tool.Name + " " + d.Tool.Version,
 		Server:      serverDetail(d.Server),
-		Host:        d.Host.Name + " (" + d.Host.OS + "/" + d.Host.Arch + ", " + strconv.Itoa(d.Host.CPUs) + " CPUs)",
+		Host:        hostDetail(d.Host),
 		Start:       d.Start.Format(time.RFC3339),
 		End:         d.End.Format(time.RFC3339),
 		Status:      "complete",
@@ -159,11 +165,39 @@ func newFileView(f compare.File) fileView {
 		steps = append(steps, strconv.Itoa(s.Threads))
 	}
 	fv.Steps = strings.Join(steps, ", ")
+	for _, p := range d.Parts {
+		fv.Parts = append(fv.Parts, newPartView(p))
+	}
 	opts := results.MaskOptions(d.Options)
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		fv.Options = append(fv.Options, [2]string{k, opts[k]})
 	}
 	return fv
+}
+
+func newPartView(p results.Part) partView {
+	pv := partView{
+		Source: p.Source, Client: "-", Host: hostDetail(p.Host),
+		Window:       p.Start.Format("15:04:05.000") + " to " + p.End.Format("15:04:05.000"),
+		Transactions: strconv.FormatUint(p.Transactions, 10),
+		Status:       "complete",
+	}
+	if p.ClientID != nil {
+		pv.Client = strconv.Itoa(*p.ClientID)
+	}
+	var threads []string
+	for _, n := range p.Threads {
+		threads = append(threads, strconv.Itoa(n))
+	}
+	pv.Threads = strings.Join(threads, ", ")
+	if !p.Complete {
+		pv.Status = "incomplete: " + p.Reason
+	}
+	return pv
+}
+
+func hostDetail(h results.Host) string {
+	return h.Name + " (" + h.OS + "/" + h.Arch + ", " + strconv.Itoa(h.CPUs) + " CPUs)"
 }
 
 func serverDetail(s *results.Server) string {

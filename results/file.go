@@ -10,17 +10,25 @@ import (
 	"path/filepath"
 )
 
+// The markers around a document written to stdout, where a report and
+// whatever the script prints come before it: ReadFile finds the document
+// between them in a log (kubectl logs of a client, docs/distributed.md).
+const (
+	BeginMarker = "-----BEGIN SBGO RESULTS-----\n"
+	EndMarker   = "-----END SBGO RESULTS-----\n"
+)
+
 // WriteFile writes doc to path atomically: into a temporary file in the
 // same directory, synced, then renamed over path, so that a reader (or a
 // crash, or SIGKILL) never sees half a document: path holds the previous
-// content or the new one. path "-" writes to stdout.
+// content or the new one. path "-" writes to stdout, between the markers.
 func WriteFile(path string, doc *Document, stdout io.Writer) error {
 	data, err := Marshal(doc)
 	if err != nil {
 		return err
 	}
 	if path == "-" {
-		_, err := stdout.Write(data)
+		_, err := io.WriteString(stdout, BeginMarker+string(data)+EndMarker)
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
@@ -68,16 +76,42 @@ func Marshal(doc *Document) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// ReadFile reads and checks a results file. Its errors are one line that
-// names the file and the problem.
+// ReadFile reads and checks a results file, or the document between the
+// markers of a log (what a run with --results-file=- printed). Its errors
+// are one line that names the file and the problem.
 func ReadFile(path string) (*Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	if data, err = fromLog(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	doc, err := Unmarshal(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// fromLog is the document between the markers when data holds them once,
+// else data as it is.
+func fromLog(data []byte) ([]byte, error) {
+	begin := []byte("\n" + BeginMarker)
+	if bytes.HasPrefix(data, begin[1:]) {
+		data = append([]byte{'\n'}, data...)
+	}
+	n := bytes.Count(data, begin)
+	if n == 0 {
+		return data, nil
+	}
+	if n > 1 {
+		return nil, fmt.Errorf("the log holds %d results documents; give each its own file", n)
+	}
+	_, doc, _ := bytes.Cut(data, begin)
+	doc, _, found := bytes.Cut(doc, []byte("\n"+EndMarker))
+	if !found {
+		return nil, errors.New("the results document in the log is cut short (no end marker)")
 	}
 	return doc, nil
 }

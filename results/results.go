@@ -31,7 +31,27 @@ type Document struct {
 	End         time.Time         `json:"end"`
 	Host        Host              `json:"host"`
 	Server      *Server           `json:"server,omitempty"`
-	Steps       []Step            `json:"steps"`
+	// ClientID is --client-id: which client of a multi-client run wrote
+	// the document.
+	ClientID *int   `json:"client_id,omitempty"`
+	Steps    []Step `json:"steps"`
+	// Parts lists the documents a merged document was made of (sbgo
+	// merge); its Host then stands for all of them.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is one client's document in a merged one: where it came from and
+// the window it measured.
+type Part struct {
+	Source       string    `json:"source"`
+	ClientID     *int      `json:"client_id,omitempty"`
+	Host         Host      `json:"host"`
+	Complete     bool      `json:"complete"`
+	Reason       string    `json:"reason,omitempty"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	Threads      []int     `json:"threads"`
+	Transactions uint64    `json:"transactions"`
 }
 
 // Tool names the program that wrote the document.

@@ -171,14 +171,39 @@ func TestWriteFileKeepsOldContentOnFailure(t *testing.T) {
 	}
 }
 
-// TestWriteStdout: "-" writes the document to the given writer.
+// TestWriteStdout: "-" writes the document to the given writer, between
+// the markers, and ReadFile finds it in a log around other output.
 func TestWriteStdout(t *testing.T) {
 	var b strings.Builder
 	if err := WriteFile("-", example(t), &b); err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.Validate([]byte(b.String())); err != nil {
-		t.Fatal(err)
+	out := b.String()
+	doc, ok := strings.CutPrefix(out, BeginMarker)
+	if doc, ok2 := strings.CutSuffix(doc, EndMarker); !ok || !ok2 || schema.Validate([]byte(doc)) != nil {
+		t.Fatalf("not a valid document between the markers:\n%s", out)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, log, want string // want: "" for a document read back
+	}{
+		{"report before", "sysbench 1.0.20\n\nGeneral statistics:\n" + out, ""},
+		{"alone", out, ""},
+		{"output after", "Threads started!\n" + out + "script says bye\n", ""},
+		{"two", out + out, "the log holds 2 results documents; give each its own file"},
+		{"cut short", out[:len(out)/2], "the results document in the log is cut short (no end marker)"},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".log")
+		if err := os.WriteFile(path, []byte(tc.log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadFile(path)
+		switch {
+		case tc.want == "" && (err != nil || d.Label != "MariaDB 10.11"):
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || err.Error() != path+": "+tc.want):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }
 

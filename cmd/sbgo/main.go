@@ -147,7 +147,7 @@ func writeVersion(w io.Writer) {
 
 // run is the whole program minus the process: it returns the exit code.
 // Tests call it directly. A first argument that names one of sbgo's own
-// subcommands (compare, report) goes to it, with its own options. Each phase either hands on what it found in inv
+// subcommands (compare, report, merge, kube) goes to it, with its own options. Each phase either hands on what it found in inv
 // or ends the program with an exit code (stop).
 func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan os.Signal) int {
 	if len(argv) > 1 {
@@ -155,7 +155,7 @@ func run(argv []string, stdin io.Reader, stdoutW, stderr io.Writer, sigs <-chan 
 			return sub(argv[2:], stdoutW, stderr)
 		}
 	}
-	inv := &invocation{argv: argv, stdin: stdin, stdout: &syncWriter{w: stdoutW}, stderr: stderr, sigs: sigs}
+	inv := &invocation{argv: argv, stdin: stdin, stdout: &syncWriter{w: stdoutW}, stderr: stderr, sigs: sigs, began: time.Now()}
 	if code, stop := inv.parseArgs(); stop {
 		return code
 	}
@@ -187,6 +187,7 @@ type invocation struct {
 	stdout io.Writer // a syncWriter: workers, reporters and the logger share it
 	stderr io.Writer
 	sigs   <-chan os.Signal
+	began  time.Time // when the command line was read: --start-at=+N counts from here
 
 	opts       *engine.Options
 	drivers    []engine.DriverHelp
@@ -198,7 +199,12 @@ type invocation struct {
 	script     *luabind.Script
 	declared   []engine.Option // the script's sysbench.cmdline.options
 	hasOptions bool
+	startAt    time.Time // --start-at; zero without one
+	clientID   *int      // --client-id or $JOB_COMPLETION_INDEX
 }
+
+// sbgoGroups are the options of sbgo's own, after sysbench's in --help.
+var sbgoGroups = []engine.Group{resultsOptions, clientOptions}
 
 // parseArgs reads the general and driver options and validates them,
 // answering --help and --version on the way, as sysbench does before any
@@ -214,9 +220,11 @@ func (inv *invocation) parseArgs() (code int, stop bool) {
 		}
 		inv.drivers = append(inv.drivers, engine.DriverHelp{Name: f.Name(), Description: f.Description(), Options: f.Options()})
 	}
-	if err := inv.opts.Register(resultsOptions.Options...); err != nil {
-		fmt.Fprintln(inv.stderr, err)
-		return 1, true
+	for _, g := range sbgoGroups {
+		if err := inv.opts.Register(g.Options...); err != nil {
+			fmt.Fprintln(inv.stderr, err)
+			return 1, true
+		}
 	}
 	cl, err := engine.ParseCommandLine(inv.argv[1:], inv.opts)
 	if cl != nil {
@@ -229,7 +237,7 @@ func (inv *invocation) parseArgs() (code int, stop bool) {
 	}
 	inv.cl = cl
 	if inv.opts.Flag("help") {
-		engine.WriteGeneralHelp(inv.stdout, "sbgo", append(engine.GeneralGroups(), resultsOptions), inv.drivers, nil)
+		engine.WriteGeneralHelp(inv.stdout, "sbgo", append(engine.GeneralGroups(), sbgoGroups...), inv.drivers, nil)
 		return 0, true
 	}
 	if inv.opts.Flag("version") {
@@ -285,6 +293,10 @@ func (inv *invocation) resolveOptions() (code int, stop bool) {
 	}
 	if _, err := inv.opts.ApplyRest(inv.cl.Rest, !inv.hasOptions); err != nil {
 		return printUsageError(err, inv.stdout, inv.stderr), true
+	}
+	if err := inv.readClientOptions(inv.began); err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s", err)
+		return 1, true
 	}
 	g := inv.general
 	randOpts := luabind.RandOptions{

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"sbgo/db"
 	"sbgo/engine"
 	"sbgo/metrics"
@@ -116,6 +114,7 @@ func (inv *invocation) resultsDocument(steps []engine.RunSummary, started time.T
 		End:           end,
 		Host:          results.Host{Name: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		Server:        inv.resultsServer(),
+		ClientID:      inv.clientID,
 	}
 }
 
@@ -182,20 +181,14 @@ func points(in []engine.SeriesPoint) ([]results.Point, error) {
 			Errors: p.Errors, Reconnects: p.Reconnects, Threads: p.ThreadsRunning,
 		}
 		if h := p.Latency; h != nil && h.TotalCount() > 0 {
-			pt.P50, pt.P95, pt.P99 = pctMs(h, 50), pctMs(h, 95), pctMs(h, 99)
-			pt.Max = float64(h.Max()) / 1e6
-			enc, err := results.EncodeHistogram(h)
-			if err != nil {
+			if err := pt.SetLatency(h); err != nil {
 				return nil, err
 			}
-			pt.Histogram = enc
 		}
 		out = append(out, pt)
 	}
 	return out, nil
 }
-
-func pctMs(h *hdr.Histogram, p float64) float64 { return float64(h.ValueAtPercentile(p)) / 1e6 }
 
 // serverTimeout bounds the connection that asks the server its version:
 // a server that is gone must not hold up the results file.

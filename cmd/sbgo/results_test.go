@@ -220,14 +220,15 @@ func TestResultsFileInterrupted(t *testing.T) {
 }
 
 // TestResultsFileStdout: "-" writes the document to stdout, after the
-// report.
+// report, between the markers.
 func TestResultsFileStdout(t *testing.T) {
 	r := runBinary(t, sbgoBinary, "sleepy.lua", "--events=20", "--results-file=-", "run")
-	i := strings.Index(r.stdout, "{\n")
-	if r.code != 0 || i < 0 {
+	_, doc, ok := strings.Cut(r.stdout, "\n"+results.BeginMarker)
+	doc, rest, ok2 := strings.Cut(doc, results.EndMarker)
+	if r.code != 0 || !ok || !ok2 || rest != "" || !strings.Contains(r.stdout, "General statistics:") {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
 	}
-	if err := schema.Validate([]byte(r.stdout[i:])); err != nil {
+	if err := schema.Validate([]byte(doc)); err != nil {
 		t.Error(err)
 	}
 }

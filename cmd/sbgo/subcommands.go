@@ -20,6 +20,8 @@ import (
 var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"compare": compareCommand,
 	"report":  reportCommand,
+	"merge":   mergeCommand,
+	"kube":    kubeCommand,
 }
 
 const compareUsage = `Usage: sbgo compare [options] FILE.json [FILE.json ...]

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"os"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +19,10 @@ import (
 // them, and writes the results file when --results-file asks for one:
 // also after a failed or interrupted run.
 func (inv *invocation) run() int {
+	if err := lateStart(inv.startAt, time.Now()); err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s", err)
+		return 1
+	}
 	path := optionText(inv.opts, "results-file")
 	ln, code := inv.listenMetrics()
 	if code != 0 {
@@ -26,8 +33,14 @@ func (inv *invocation) run() int {
 		srv := metrics.Serve(ln, &live)
 		defer srv.Close()
 	}
+	tap, closeTap, err := latencyDump(os.Getenv(latencyDumpEnv))
+	if err != nil {
+		inv.log.Logf(engine.LevelFatal, "%s: %s", latencyDumpEnv, err)
+		return 1
+	}
+	defer closeTap()
 	started := time.Now()
-	code, steps := inv.sweep(path != "" || ln != nil || inv.stepCount() > 1, &live)
+	code, steps := inv.sweep(path != "" || ln != nil || inv.stepCount() > 1 || tap != nil, &live, tap)
 	if inv.stepCount() > 1 {
 		rows := make([]engine.SweepRow, len(steps))
 		for i, s := range steps {
@@ -67,7 +80,7 @@ func (inv *invocation) stepCount() int {
 // ends the sweep unless --sweep-continue=on; an interrupt always does.
 // Each step decides its own thread policy and collector pace, as a run
 // of that many threads would; live shows the step in progress.
-func (inv *invocation) sweep(series bool, live *stepSource) (int, []engine.RunSummary) {
+func (inv *invocation) sweep(series bool, live *stepSource, tap func(int64)) (int, []engine.RunSummary) {
 	threads := inv.general.ThreadSteps
 	if threads == nil {
 		threads = []int{inv.general.Threads}
@@ -84,7 +97,14 @@ func (inv *invocation) sweep(series bool, live *stepSource) (int, []engine.RunSu
 			policy = decideThreadPolicy(inv.opts, n, runtime.NumCPU())
 			tuneGC(n)
 		}
-		r := engine.NewRun(runConfig(&g, policy, series), inv.log)
+		cfg := runConfig(&g, policy, series)
+		cfg.LatencyTap = tap
+		if i == 0 {
+			// Only the first step can be lined up with other clients:
+			// each next one starts when this client's previous one ends.
+			cfg.StartAt = inv.startAt
+		}
+		r := engine.NewRun(cfg, inv.log)
 		live.run.Store(r)
 		stepCode := runBenchmark(r, inv.script, policy, inv.sigs)
 		s := r.Summary()
@@ -97,4 +117,28 @@ func (inv *invocation) sweep(series bool, live *stepSource) (int, []engine.RunSu
 		}
 	}
 	return code, steps
+}
+
+// latencyDumpEnv names a file that receives every measured latency, in
+// ns, one per line: a test mode that checks the results file's
+// histograms (and sbgo merge's) against the raw values.
+const latencyDumpEnv = "SBGO_LATENCY_DUMP"
+
+// latencyDump opens the dump file, when path is set: the tap to give the
+// runs and the function that flushes and closes it.
+func latencyDump(path string) (func(int64), func(), error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := bufio.NewWriter(f)
+	var buf []byte
+	tap := func(ns int64) {
+		buf = strconv.AppendInt(buf[:0], ns, 10)
+		w.Write(append(buf, '\n'))
+	}
+	return tap, func() { w.Flush(); f.Close() }, nil
 }
