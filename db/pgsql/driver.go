@@ -130,6 +130,7 @@ var (
 	_ db.Driver             = (*Driver)(nil)
 	_ db.ErrorTexter        = (*Driver)(nil)
 	_ db.PrepareErrorTexter = (*Driver)(nil)
+	_ db.ConnectionLoser    = (*Driver)(nil)
 	_ db.Conn               = (*conn)(nil)
 	_ db.Rows               = (*rows)(nil)
 	_ db.Stmt               = (*stmt)(nil)

@@ -133,6 +133,12 @@ func (d *Driver) queryError(err error, closed bool) *db.Error {
 	return e
 }
 
+// LostConnection is db.ConnectionLoser: 08006, as a call whose context
+// ended fails (see watch.go).
+func (d *Driver) LostConnection() *db.Error {
+	return d.queryError(errAbandoned, true)
+}
+
 // lostMessage words a lost session as libpq would where it can.
 func lostMessage(err error) string {
 	switch {
