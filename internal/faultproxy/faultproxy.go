@@ -9,6 +9,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"strconv"
@@ -25,8 +26,9 @@ type Proxy struct {
 	target string
 	port   int
 
-	latency  atomic.Int64 // time.Duration added before each forwarded chunk
-	truncate atomic.Bool  // the next server->client chunk is cut
+	latency  atomic.Int64           // time.Duration added before each forwarded chunk
+	truncate atomic.Bool            // the next server->client chunk is cut
+	cutAfter atomic.Pointer[[]byte] // see CutAfterSending
 	accepted atomic.Int64
 
 	mu       sync.Mutex
@@ -78,6 +80,15 @@ func (p *Proxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 // to half its bytes, forwards that half and closes the connection: the
 // client sees a reply end in the middle.
 func (p *Proxy) TruncateNext() { p.truncate.Store(true) }
+
+// CutAfterSending closes the connection that next sends a chunk holding
+// pattern, right after forwarding that chunk and before any reply gets
+// back: the server runs what was asked, the client never learns the
+// outcome (a COMMIT whose answer is lost). The pattern must arrive in
+// one chunk, as a short statement does; it cannot be seen inside TLS.
+func (p *Proxy) CutAfterSending(pattern []byte) {
+	p.cutAfter.Store(&pattern)
+}
 
 // Blackhole(true) stops forwarding bytes both ways while keeping every
 // socket open, as a network that drops packets does; connections accepted
@@ -257,6 +268,9 @@ func (p *Proxy) forward(c *pipe, src, dst net.Conn, fromServer bool) {
 			if fromServer && p.truncate.CompareAndSwap(true, false) {
 				out, cut = buf[:n/2], true
 			}
+			if !fromServer {
+				cut = p.sendsPattern(out)
+			}
 			if _, werr := dst.Write(out); werr != nil || cut {
 				return
 			}
@@ -265,6 +279,13 @@ func (p *Proxy) forward(c *pipe, src, dst net.Conn, fromServer bool) {
 			return
 		}
 	}
+}
+
+// sendsPattern reports whether chunk holds the CutAfterSending pattern,
+// disarming it: only one connection is cut per call.
+func (p *Proxy) sendsPattern(chunk []byte) bool {
+	pat := p.cutAfter.Load()
+	return pat != nil && bytes.Contains(chunk, *pat) && p.cutAfter.CompareAndSwap(pat, nil)
 }
 
 // hold waits while the proxy is blackholed, then for the latency, then

@@ -270,3 +270,51 @@ func waitAccepted(t *testing.T, p *Proxy, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestCutAfterSendingDeliversThenCloses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	received := make(chan string, 4)
+	go func() { // a server that reads until the end and tells what it got
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				b, _ := io.ReadAll(c)
+				received <- string(b)
+			}()
+		}
+	}()
+	p, err := New(ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.CutAfterSending([]byte("COMMIT"))
+	other, c := dial(t, p), dial(t, p)
+	if _, err := other.Write([]byte("BEGIN")); err != nil { // no match: forwarded, kept
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("..COMMIT..")); err != nil {
+		t.Fatal(err)
+	}
+	closedByProxy(t, c)
+	select {
+	case got := <-received:
+		if got != "..COMMIT.." {
+			t.Fatalf("the server got %q, want the whole chunk", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never saw its connection end")
+	}
+	if _, err := other.Write([]byte("COMMIT")); err != nil { // disarmed now
+		t.Fatal(err)
+	}
+	silent(t, other)
+}
