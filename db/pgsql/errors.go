@@ -201,6 +201,8 @@ func connectError(cfg *pgx.ConnConfig, dialed string, err error) *db.Error {
 				e.Msg += "\n\tIs the server running on that host and accepting TCP/IP connections?"
 			}
 		}
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Msg = where + "timeout expired" // libpq's, for connect_timeout
 	case errors.As(err, &certErr):
 		e.Msg = where + "SSL error: " + certErr.Err.Error()
 	case chainErr != nil:
