@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"sbgo/internal/faultproxy"
+)
+
+// These tests put a fault proxy between sbgo and the server and make it
+// stop forwarding (a blackhole: the sockets stay open, nothing arrives),
+// the case of issue #28 where sbgo waited for as long as the proxy
+// wanted. Every wait is bounded generously, so that a hang fails the
+// test instead of holding it; how soon the runs really end is measured
+// by TestDeadlineFigures (docs/reliability.md, "Deadlines").
+
+// blackholeTarget is one way of talking to a server: a driver and an io
+// mode, and the options that point sbgo at the proxy.
+type blackholeTarget struct {
+	name   string
+	server string // the real server, "127.0.0.1:3306"
+	lost   string // the driver's lost-connection code
+	args   func(port int) []string
+}
+
+// mysqlVia and pgsqlVia are sbgo's options for a server behind a proxy
+// on port, with io mode mode.
+func mysqlVia(mode string) func(int) []string {
+	return func(port int) []string {
+		return []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(port),
+			"--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest", "--mysql-io-mode=" + mode}
+	}
+}
+
+func pgsqlVia(mode string) func(int) []string {
+	return func(port int) []string {
+		return []string{"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=" + strconv.Itoa(port),
+			"--pgsql-user=sbtest", "--pgsql-password=sbtest", "--pgsql-db=sbtest", "--pgsql-sslmode=disable",
+			"--pgsql-io-mode=" + mode}
+	}
+}
+
+// blackholeTargets are every driver and io mode a run can wait in.
+var blackholeTargets = []blackholeTarget{
+	{"mysql-blocking", "127.0.0.1:3306", "2013", mysqlVia("blocking")},
+	{"mysql-poller", "127.0.0.1:3306", "2013", mysqlVia("poller")},
+	{"mysql-go-sql-driver", "127.0.0.1:3306", "2013", mysqlVia("go-sql-driver")},
+	{"pgsql-blocking", "127.0.0.1:5432", "08006", pgsqlVia("blocking")},
+	{"pgsql-poller", "127.0.0.1:5432", "08006", pgsqlVia("poller")},
+}
+
+// needServer fails the test when nothing listens on addr: these tests
+// are about a real server's sessions.
+func needServer(t testing.TB, addr string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("a server on %s is needed: %v", addr, err)
+	}
+	c.Close()
+}
+
+// syncBuffer is the output of a running sbgo, read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proxied is sbgo running through a fault proxy.
+type proxied struct {
+	proxy *faultproxy.Proxy
+	cmd   *exec.Cmd
+	out   *syncBuffer
+	exit  chan int // the exit code, once
+	ended time.Time
+}
+
+// startProxied starts a proxy to tg's server and sbgo on sql_query.lua
+// through it, with args after tg's options.
+func startProxied(t testing.TB, tg blackholeTarget, args ...string) *proxied {
+	t.Helper()
+	needServer(t, tg.server)
+	p, err := faultproxy.New(tg.server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startWith(t, p, tg, args...)
+}
+
+// startWith starts sbgo on sql_query.lua through p, which it closes at
+// the end of the test.
+func startWith(t testing.TB, p *faultproxy.Proxy, tg blackholeTarget, args ...string) *proxied {
+	t.Helper()
+	t.Cleanup(func() { p.Close() })
+	all := append(append([]string{"sql_query.lua"}, tg.args(p.Port())...), args...)
+	cmd := exec.Command(sbgoBinary, all...)
+	cmd.Dir = "../../testdata"
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	r := &proxied{proxy: p, cmd: cmd, out: out, exit: make(chan int, 1)}
+	go func() {
+		err := cmd.Wait()
+		r.ended = time.Now()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		r.exit <- code
+	}()
+	return r
+}
+
+// waitFor waits until the output has text, for at most limit.
+func (r *proxied) waitFor(t testing.TB, text string, limit time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !strings.Contains(r.out.String(), text); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within %v:\n%s", text, limit, r.out.String())
+		}
+	}
+}
+
+// wait returns the exit code, failing the test when sbgo is still running
+// after limit: a hang, not a slow machine, as limit is many times what
+// the run needs.
+func (r *proxied) wait(t testing.TB, limit time.Duration) int {
+	t.Helper()
+	select {
+	case code := <-r.exit:
+		return code
+	case <-time.After(limit):
+		t.Fatalf("sbgo still running after %v:\n%s", limit, r.out.String())
+		return -1
+	}
+}
+
+// outageLine is an intermediate report line of a second without a
+// finished event.
+var outageLine = regexp.MustCompile(`(?m)^\[ \d+s \] thds: \d+ tps: 0\.00 qps: 0\.00 `)
+
+// maxLatency is the report's latency maximum in ms.
+func maxLatency(t *testing.T, out string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^ +max: +([0-9.]+)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no latency maximum:\n%s", out)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// checkAbandonedReport checks the report of a run that a blackhole held
+// at its deadline: both events abandoned as the lost-connection error
+// (fatal: not in the ignore list), so no ignored error; their wait in
+// the maximum; seconds of zero tps during the outage; the report itself.
+func checkAbandonedReport(t *testing.T, tg blackholeTarget, out string) {
+	t.Helper()
+	for _, want := range []string{
+		"WARNING: 2 events in flight abandoned 0.8 s after the run stopped (error " + tg.lost + ", fatal): the report below is incomplete",
+		"SQL statistics:", "General statistics:", "Threads fairness:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := reportNumber(t, out, "ignored errors"); n != 0 {
+		t.Errorf("%d ignored errors: the abandoned events' error is fatal", n)
+	}
+	// The events waited from the blackhole to the deadline: a second
+	// at least, the 0.8 s grace included.
+	if max := maxLatency(t, out); max < 1000 {
+		t.Errorf("latency maximum %v ms hides the stall", max)
+	}
+	if !outageLine.MatchString(out) {
+		t.Errorf("no second of zero tps during the outage:\n%s", out)
+	}
+	if strings.Contains(out, "panic") || strings.Contains(out, "goroutine ") {
+		t.Errorf("sbgo panicked:\n%s", out)
+	}
+}
+
+// TestBlackholeEndsAtTimeLimit: the server stops answering during a
+// --time=3 run; at the time limit plus the grace the events in flight are
+// abandoned, the report is printed and sbgo exits 1, whatever the driver
+// and io mode.
+func TestBlackholeEndsAtTimeLimit(t *testing.T) {
+	for _, tg := range blackholeTargets {
+		t.Run(tg.name, func(t *testing.T) {
+			r := startProxied(t, tg, "--threads=2", "--time=3", "--report-interval=1", "run")
+			r.waitFor(t, "Threads started!", 30*time.Second)
+			time.Sleep(500 * time.Millisecond)
+			r.proxy.Blackhole(true)
+			code := r.wait(t, 3*time.Second+15*time.Second)
+			out := r.out.String()
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			checkAbandonedReport(t, tg, out)
+		})
+	}
+}
+
+// TestBlackholeSIGTERM: SIGTERM during a blackhole ends an endless run at
+// the grace: the report, marked interrupted and incomplete, and exit 1.
+func TestBlackholeSIGTERM(t *testing.T) {
+	for _, tg := range blackholeTargets {
+		t.Run(tg.name, func(t *testing.T) {
+			r := startProxied(t, tg, "--threads=2", "--time=0", "--report-interval=1", "run")
+			r.waitFor(t, "Threads started!", 30*time.Second)
+			time.Sleep(300 * time.Millisecond)
+			r.proxy.Blackhole(true)
+			time.Sleep(1200 * time.Millisecond)
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			code := r.wait(t, 15*time.Second)
+			out := r.out.String()
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			if want := "WARNING: the run stopped early (interrupted): the report below is incomplete"; !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+			checkAbandonedReport(t, tg, out)
+		})
+	}
+}
+
+// TestBlackholeDBTimeout: with --db-timeout=0.5 a statement the blackhole
+// holds fails after half a second as the driver's lost connection. Not
+// in the ignore list, the error is fatal: the run stops on it (exit 1)
+// and does not count it as ignored. In the list, each worker reconnects
+// (every attempt bounded by the same timeout while the blackhole lasts),
+// the event runs again once the proxy forwards again, each failure counts
+// a reconnect, the seconds of the outage show them, and the run ends
+// normally at its time limit.
+func TestBlackholeDBTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		tg     blackholeTarget
+		ignore string // the ignore-list option, "" for the default list
+	}{
+		{blackholeTargets[0], ""},
+		{blackholeTargets[0], "--mysql-ignore-errors=2013"},
+		{blackholeTargets[4], ""},
+		{blackholeTargets[4], "--pgsql-ignore-errors=08006"},
+	} {
+		name := tc.tg.name + "-fatal"
+		if tc.ignore != "" {
+			name = tc.tg.name + "-ignored"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := []string{"--threads=2", "--time=4", "--report-interval=1", "--db-timeout=0.5", "run"}
+			if tc.ignore != "" {
+				args = append([]string{tc.ignore}, args...)
+			}
+			r := startProxied(t, tc.tg, args...)
+			r.waitFor(t, "Threads started!", 30*time.Second)
+			time.Sleep(300 * time.Millisecond)
+			accepted := r.proxy.Accepted()
+			r.proxy.Blackhole(true)
+			if tc.ignore == "" {
+				code := r.wait(t, 15*time.Second)
+				out := r.out.String()
+				if code != 1 {
+					t.Errorf("exit %d, want 1:\n%s", code, out)
+				}
+				for _, want := range []string{"errno = ", "state = '" + stateOf(tc.tg) + "'", "the report below is incomplete", "General statistics:"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("output lacks %q:\n%s", want, out)
+					}
+				}
+				if n := reportNumber(t, out, "ignored errors"); n != 0 {
+					t.Errorf("%d ignored errors: the error that stopped the run is fatal", n)
+				}
+				return
+			}
+			time.Sleep(1500 * time.Millisecond)
+			r.proxy.Blackhole(false)
+			code := r.wait(t, 4*time.Second+15*time.Second)
+			out := r.out.String()
+			if code != 0 {
+				t.Errorf("exit %d, want 0:\n%s", code, out)
+			}
+			if n := reportNumber(t, out, "reconnects"); n < 2 {
+				t.Errorf("%d reconnects, want one per worker at least:\n%s", n, out)
+			}
+			if n := r.proxy.Accepted() - accepted; n < 2 {
+				t.Errorf("%d connections made after the blackhole began, want a new one per worker", n)
+			}
+			if !regexp.MustCompile(`reconn/s: [1-9]`).MatchString(out) {
+				t.Errorf("no second of the outage shows its reconnects:\n%s", out)
+			}
+			if strings.Contains(out, "abandoned") || strings.Contains(out, "FATAL") {
+				t.Errorf("the run went on after the outage, nothing was abandoned:\n%s", out)
+			}
+		})
+	}
+}
+
+// stateOf is the SQLSTATE of tg's lost connection in sbgo's error line:
+// MySQL's client errors have HY000.
+func stateOf(tg blackholeTarget) string {
+	if tg.lost == "08006" {
+		return "08006"
+	}
+	return "HY000"
+}
+
+// TestBlackholeHangingConnect: the server accepts connections but never
+// answers, so thread_init's connect hangs. SIGTERM ends the run at the
+// grace, exit 1, naming the interrupt; with --db-timeout the connect
+// fails on its own as a connection error.
+func TestBlackholeHangingConnect(t *testing.T) {
+	for _, tg := range []blackholeTarget{blackholeTargets[0], blackholeTargets[3]} {
+		t.Run(tg.name+"-sigterm", func(t *testing.T) {
+			r := startProxiedBlackholed(t, tg, "--threads=2", "--time=30", "run")
+			r.waitFor(t, "Initializing worker threads...", 30*time.Second)
+			time.Sleep(500 * time.Millisecond)
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			code := r.wait(t, 15*time.Second)
+			out := r.out.String()
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			if want := "WARNING: the run stopped early (interrupted): thread_init was cut short 0.8 s after the interrupt"; !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+		t.Run(tg.name+"-db-timeout", func(t *testing.T) {
+			r := startProxiedBlackholed(t, tg, "--threads=2", "--time=30", "--db-timeout=0.5", "run")
+			code := r.wait(t, 15*time.Second)
+			out := r.out.String()
+			if code != 1 {
+				t.Errorf("exit %d, want 1:\n%s", code, out)
+			}
+			if want := "FATAL: Thread initialization failed!"; !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+}
+
+// startProxiedBlackholed is startProxied with the proxy blackholed before
+// sbgo starts.
+func startProxiedBlackholed(t *testing.T, tg blackholeTarget, args ...string) *proxied {
+	t.Helper()
+	needServer(t, tg.server)
+	p, err := faultproxy.New(tg.server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Blackhole(true)
+	return startWith(t, p, tg, args...)
+}
