@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -70,61 +68,44 @@ func needServer(t testing.TB, addr string) {
 	c.Close()
 }
 
-// syncBuffer is the output of a running sbgo, read while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proxied is sbgo running through a fault proxy.
 type proxied struct {
 	proxy *faultproxy.Proxy
 	cmd   *exec.Cmd
-	out   *syncBuffer
+	out   *watchedOutput
 	exit  chan int // the exit code, once
 	ended time.Time
 }
 
-// startProxied starts a proxy to tg's server and sbgo on sql_query.lua
-// through it, with args after tg's options.
-func startProxied(t testing.TB, tg blackholeTarget, args ...string) *proxied {
+// newProxy starts a proxy to tg's server, closed at the end of the test.
+func newProxy(t testing.TB, tg blackholeTarget) *faultproxy.Proxy {
 	t.Helper()
 	needServer(t, tg.server)
 	p, err := faultproxy.New(tg.server)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startWith(t, p, tg, args...)
-}
-
-// startWith starts sbgo on sql_query.lua through p, which it closes at
-// the end of the test.
-func startWith(t testing.TB, p *faultproxy.Proxy, tg blackholeTarget, args ...string) *proxied {
-	t.Helper()
-	return startWithScript(t, p, "sql_query.lua", append(tg.args(p.Port()), args...)...)
-}
-
-// startWithScript starts sbgo with script and args, which must point it
-// at p; p is closed at the end of the test.
-func startWithScript(t testing.TB, p *faultproxy.Proxy, script string, args ...string) *proxied {
-	t.Helper()
 	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// startProxied starts a proxy to tg's server and sbgo on sql_query.lua
+// through it, with args after tg's options. blackholed starts the proxy
+// blackholed.
+func startProxied(t testing.TB, tg blackholeTarget, blackholed bool, args ...string) *proxied {
+	t.Helper()
+	p := newProxy(t, tg)
+	p.Blackhole(blackholed)
+	return startThrough(t, p, "sql_query.lua", append(tg.args(p.Port()), args...)...)
+}
+
+// startThrough starts sbgo with script and args, which point it at p.
+func startThrough(t testing.TB, p *faultproxy.Proxy, script string, args ...string) *proxied {
+	t.Helper()
 	all := append([]string{script}, args...)
 	cmd := exec.Command(sbgoBinary, all...)
 	cmd.Dir = "../../testdata"
-	out := &syncBuffer{}
+	out := &watchedOutput{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -165,6 +146,23 @@ func (r *proxied) wait(t testing.TB, limit time.Duration) int {
 		t.Fatalf("sbgo still running after %v:\n%s", limit, r.out.String())
 		return -1
 	}
+}
+
+// expectExit waits for sbgo (see wait), checks its exit code and that
+// its output has each of wants, and returns the output.
+func (r *proxied) expectExit(t *testing.T, limit time.Duration, code int, wants ...string) string {
+	t.Helper()
+	got := r.wait(t, limit)
+	out := r.out.String()
+	if got != code {
+		t.Errorf("exit %d, want %d:\n%s", got, code, out)
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	return out
 }
 
 // outageLine is an intermediate report line of a second without a
@@ -219,16 +217,11 @@ func checkAbandonedReport(t *testing.T, tg blackholeTarget, out string) {
 func TestBlackholeEndsAtTimeLimit(t *testing.T) {
 	for _, tg := range blackholeTargets {
 		t.Run(tg.name, func(t *testing.T) {
-			r := startProxied(t, tg, "--threads=2", "--time=3", "--report-interval=1", "run")
+			r := startProxied(t, tg, false, "--threads=2", "--time=3", "--report-interval=1", "run")
 			r.waitFor(t, "Threads started!", 30*time.Second)
 			time.Sleep(500 * time.Millisecond)
 			r.proxy.Blackhole(true)
-			code := r.wait(t, 3*time.Second+15*time.Second)
-			out := r.out.String()
-			if code != 1 {
-				t.Errorf("exit %d, want 1:\n%s", code, out)
-			}
-			checkAbandonedReport(t, tg, out)
+			checkAbandonedReport(t, tg, r.expectExit(t, 3*time.Second+15*time.Second, 1))
 		})
 	}
 }
@@ -238,20 +231,13 @@ func TestBlackholeEndsAtTimeLimit(t *testing.T) {
 func TestBlackholeSIGTERM(t *testing.T) {
 	for _, tg := range blackholeTargets {
 		t.Run(tg.name, func(t *testing.T) {
-			r := startProxied(t, tg, "--threads=2", "--time=0", "--report-interval=1", "run")
+			r := startProxied(t, tg, false, "--threads=2", "--time=0", "--report-interval=1", "run")
 			r.waitFor(t, "Threads started!", 30*time.Second)
 			time.Sleep(300 * time.Millisecond)
 			r.proxy.Blackhole(true)
 			time.Sleep(1200 * time.Millisecond)
 			r.cmd.Process.Signal(syscall.SIGTERM)
-			code := r.wait(t, 15*time.Second)
-			out := r.out.String()
-			if code != 1 {
-				t.Errorf("exit %d, want 1:\n%s", code, out)
-			}
-			if want := "WARNING: the run stopped early (interrupted): the report below is incomplete"; !strings.Contains(out, want) {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
+			out := r.expectExit(t, 15*time.Second, 1, "WARNING: the run stopped early (interrupted): the report below is incomplete")
 			checkAbandonedReport(t, tg, out)
 		})
 	}
@@ -284,22 +270,14 @@ func TestBlackholeDBTimeout(t *testing.T) {
 			if tc.ignore != "" {
 				args = append([]string{tc.ignore}, args...)
 			}
-			r := startProxied(t, tc.tg, args...)
+			r := startProxied(t, tc.tg, false, args...)
 			r.waitFor(t, "Threads started!", 30*time.Second)
 			time.Sleep(300 * time.Millisecond)
 			accepted := r.proxy.Accepted()
 			r.proxy.Blackhole(true)
 			if tc.ignore == "" {
-				code := r.wait(t, 15*time.Second)
-				out := r.out.String()
-				if code != 1 {
-					t.Errorf("exit %d, want 1:\n%s", code, out)
-				}
-				for _, want := range []string{"errno = ", "state = '" + stateOf(tc.tg) + "'", "the report below is incomplete", "General statistics:"} {
-					if !strings.Contains(out, want) {
-						t.Errorf("output lacks %q:\n%s", want, out)
-					}
-				}
+				out := r.expectExit(t, 15*time.Second, 1,
+					"errno = ", "state = '"+stateOf(tc.tg)+"'", "the report below is incomplete", "General statistics:")
 				if n := reportNumber(t, out, "ignored errors"); n != 0 {
 					t.Errorf("%d ignored errors: the error that stopped the run is fatal", n)
 				}
@@ -307,11 +285,7 @@ func TestBlackholeDBTimeout(t *testing.T) {
 			}
 			time.Sleep(1500 * time.Millisecond)
 			r.proxy.Blackhole(false)
-			code := r.wait(t, 4*time.Second+15*time.Second)
-			out := r.out.String()
-			if code != 0 {
-				t.Errorf("exit %d, want 0:\n%s", code, out)
-			}
+			out := r.expectExit(t, 4*time.Second+15*time.Second, 0)
 			if n := reportNumber(t, out, "reconnects"); n < 2 {
 				t.Errorf("%d reconnects, want one per worker at least:\n%s", n, out)
 			}
@@ -344,44 +318,17 @@ func stateOf(tg blackholeTarget) string {
 func TestBlackholeHangingConnect(t *testing.T) {
 	for _, tg := range []blackholeTarget{blackholeTargets[0], blackholeTargets[3]} {
 		t.Run(tg.name+"-sigterm", func(t *testing.T) {
-			r := startProxiedBlackholed(t, tg, "--threads=2", "--time=30", "run")
+			r := startProxied(t, tg, true, "--threads=2", "--time=30", "run")
 			r.waitFor(t, "Initializing worker threads...", 30*time.Second)
 			time.Sleep(500 * time.Millisecond)
 			r.cmd.Process.Signal(syscall.SIGTERM)
-			code := r.wait(t, 15*time.Second)
-			out := r.out.String()
-			if code != 1 {
-				t.Errorf("exit %d, want 1:\n%s", code, out)
-			}
-			if want := "WARNING: the run stopped early (interrupted): thread_init was cut short 0.8 s after the interrupt"; !strings.Contains(out, want) {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
+			r.expectExit(t, 15*time.Second, 1, "WARNING: the run stopped early (interrupted): thread_init was cut short 0.8 s after the interrupt")
 		})
 		t.Run(tg.name+"-db-timeout", func(t *testing.T) {
-			r := startProxiedBlackholed(t, tg, "--threads=2", "--time=30", "--db-timeout=0.5", "run")
-			code := r.wait(t, 15*time.Second)
-			out := r.out.String()
-			if code != 1 {
-				t.Errorf("exit %d, want 1:\n%s", code, out)
-			}
-			if want := "FATAL: Thread initialization failed!"; !strings.Contains(out, want) {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
+			r := startProxied(t, tg, true, "--threads=2", "--time=30", "--db-timeout=0.5", "run")
+			r.expectExit(t, 15*time.Second, 1, "FATAL: Thread initialization failed!")
 		})
 	}
-}
-
-// startProxiedBlackholed is startProxied with the proxy blackholed before
-// sbgo starts.
-func startProxiedBlackholed(t *testing.T, tg blackholeTarget, args ...string) *proxied {
-	t.Helper()
-	needServer(t, tg.server)
-	p, err := faultproxy.New(tg.server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Blackhole(true)
-	return startWith(t, p, tg, args...)
 }
 
 // TestDeadlineFigures measures issue #28's acceptance: the blackhole case
@@ -436,13 +383,9 @@ func serverArgs(tg blackholeTarget) []string {
 func figureRun(t *testing.T, tg blackholeTarget, bySignal bool) time.Duration {
 	t.Helper()
 	const limit = 4 * time.Second
-	needServer(t, tg.server)
-	p, err := faultproxy.New(tg.server)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, tg)
 	args := append(tg.args(p.Port()), "--threads=2", "--time=4", "--report-interval=1", "run")
-	r := startWithScript(t, p, "oltp_point_select", append([]string{"--tables=1", "--table-size=10000"}, args...)...)
+	r := startThrough(t, p, "oltp_point_select", append([]string{"--tables=1", "--table-size=10000"}, args...)...)
 	r.waitFor(t, "Threads started!", 30*time.Second)
 	started := time.Now()
 	var from time.Time
