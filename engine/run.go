@@ -287,14 +287,22 @@ func (r *Run) Execute(w Workload) int {
 }
 
 // logFailure logs what failed before the workers ran, as FATAL, unless
-// the deadline of an interrupted run cut it short: the interrupt is then
-// what the warning names.
+// the deadline of an interrupted run cut it short (cutByInterrupt).
 func (r *Run) logFailure(what string, err error) {
-	if r.abandoned() && r.interrupted.Load() {
-		r.log.Logf(LevelWarning, "the run stopped early (interrupted): %s was cut short %s after the interrupt", what, formatGrace())
-		return
+	if !r.cutByInterrupt(what) {
+		r.log.Logf(LevelFatal, "%s", err)
 	}
-	r.log.Logf(LevelFatal, "%s", err)
+}
+
+// cutByInterrupt reports whether the deadline of an interrupted run has
+// passed, and then says that it cut what short: the interrupt, not a
+// failure, is what ended the run.
+func (r *Run) cutByInterrupt(what string) bool {
+	if !r.abandoned() || !r.interrupted.Load() {
+		return false
+	}
+	r.log.Logf(LevelWarning, "the run stopped early (interrupted): %s was cut short %s after the interrupt", what, formatGrace())
+	return true
 }
 
 // execute is the run between init() and done(): the report states, the
@@ -451,9 +459,7 @@ func (r *Run) awaitInit(g *workerGroup) (int, bool) {
 		r.halt("thread initialization failed")
 		close(g.released)
 		g.joined.Wait()
-		if r.abandoned() && r.interrupted.Load() {
-			r.logFailure("thread_init", nil)
-		} else {
+		if !r.cutByInterrupt("thread_init") {
 			r.log.Logf(LevelFatal, "Thread initialization failed!")
 		}
 		return ExitFailed, false
