@@ -55,6 +55,9 @@ type Script struct {
 	hookCumul  bool
 	drivers    drivers // database drivers, created on first use
 	shared     sharedStore
+	// runCtx is the context of the run in progress (engine.Events's),
+	// which init() and done() make their calls with.
+	runCtx context.Context
 }
 
 // state is one Lua state and what its bindings need. Its methods are the
