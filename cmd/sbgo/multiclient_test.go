@@ -45,9 +45,10 @@ func runClients(t *testing.T, dir string, cmds []clientCmd) clientRun {
 		cmd := exec.Command(sbgoBinary, c.args...)
 		cmd.Dir = c.dir
 		cmd.Env = append(c.env, "SBGO_LATENCY_DUMP="+cr.dumps[i])
+		log := cr.logs[i]
 		wg.Go(func() {
 			out, err := cmd.CombinedOutput()
-			os.WriteFile(cr.logs[i], out, 0o644)
+			os.WriteFile(log, out, 0o644)
 			if err != nil {
 				errs[i] = fmt.Errorf("client %d: %v\n%s", i, err, out)
 			}
