@@ -1,0 +1,55 @@
+package mysql
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"sbgo/db"
+	"sbgo/internal/faultproxy"
+)
+
+// TestCommitInDoubt: a COMMIT whose answer is lost after the server got
+// it is 2013 and in doubt (the transaction did commit), on sbgo's own
+// protocol code and on go-sql-driver's; a call on the session found
+// closed afterwards sends nothing and is not in doubt.
+func TestCommitInDoubt(t *testing.T) {
+	name := scratchDB(t)
+	admin, _ := connect(t, name)
+	mustQuery(t, admin, "CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+	mustQuery(t, admin, "INSERT INTO t VALUES (1, 0)")
+	for i, mode := range []string{"auto", "go-sql-driver"} {
+		t.Run(mode, func(t *testing.T) {
+			p, err := faultproxy.New("127.0.0.1:3306")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			c, _ := connect(t, name, "mysql-port", strconv.Itoa(p.Port()),
+				"mysql-ignore-errors", "2013,2006", "mysql-io-mode", mode)
+			want := strconv.Itoa(i + 1)
+			mustQuery(t, c, "BEGIN")
+			mustQuery(t, c, "UPDATE t SET v = "+want+" WHERE id = 1")
+			p.CutAfterSending([]byte("COMMIT"))
+			_, err = c.Query(context.Background(), "COMMIT")
+			if e := asDBError(t, err); e.Errno != 2013 || e.Kind != db.Reconnect || !e.InDoubt {
+				t.Fatalf("COMMIT cut after sending: %+v; want 2013, Reconnect, in doubt", e)
+			}
+			// The server commits after the client has seen the loss: wait.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				got := queryRows(t, admin, "SELECT v FROM t")[0][0]
+				if got == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("v = %s after the COMMIT in doubt; want %s (the server committed)", got, want)
+				}
+			}
+			_, err = c.Query(context.Background(), "COMMIT")
+			if e := asDBError(t, err); e.Errno != 2006 || e.InDoubt {
+				t.Errorf("COMMIT on the closed session: %+v; want 2006, not in doubt", e)
+			}
+		})
+	}
+}
