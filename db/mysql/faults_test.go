@@ -53,3 +53,32 @@ func TestCommitInDoubt(t *testing.T) {
 		})
 	}
 }
+
+// TestRowsCutShort: a result set whose rows are cut short loses the
+// session while they are skipped, where no caller sees the error; the
+// next execute then reports the lost session (2006, a reconnect), not a
+// statement closed by the client (2056, fatal).
+func TestRowsCutShort(t *testing.T) {
+	name := scratchDB(t)
+	for _, mode := range []string{"blocking", "poller", "go-sql-driver"} {
+		t.Run(mode, func(t *testing.T) {
+			p, err := faultproxy.New("127.0.0.1:3306")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			c, _ := connect(t, name, "mysql-port", strconv.Itoa(p.Port()),
+				"mysql-ignore-errors", "2013,2006", "mysql-io-mode", mode)
+			st := mustPrepare(t, c, "SELECT REPEAT('x', ?) FROM seq_1_to_100")
+			arg := db.Value{Type: db.ParamInt, I: 1000} // 100 kB of rows
+			p.TruncateNext()
+			if res, err := st.Execute(context.Background(), []db.Value{arg}); err == nil {
+				res.Rows.Close() // the rows are cut: the session is lost here
+			}
+			_, err = st.Execute(context.Background(), []db.Value{arg})
+			if e := asDBError(t, err); (e.Errno != 2006 && e.Errno != 2013) || e.Kind != db.Reconnect {
+				t.Fatalf("execute after rows cut short: %+v; want 2006 or 2013, a reconnect", e)
+			}
+		})
+	}
+}
