@@ -70,11 +70,15 @@ func (st *state) abandonedError(L *lua.LState, err error) {
 }
 
 // sqlFailure counts a failed call (an error, or a reconnect for a lost
-// connection), builds sysbench's error descriptor (also the global
-// errdesc) and decides whether the error is ignorable.
+// connection, and an ambiguous commit for a COMMIT lost in doubt), builds
+// sysbench's error descriptor (also the global errdesc) and decides
+// whether the error is ignorable.
 func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
-	st.abandonedError(L, err)
 	e := db.AsError(err)
+	if st.ev != nil && e.InDoubt && isCommit(query) {
+		st.ev.Count(engine.CounterAmbiguousCommit)
+	}
+	st.abandonedError(L, err)
 	if st.ev != nil {
 		if e.Kind == db.Reconnect {
 			st.ev.Count(engine.CounterReconnect)
@@ -109,6 +113,17 @@ func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, 
 		}
 	}
 	return desc, e, ignorable
+}
+
+// isCommit reports whether query is a COMMIT (any form: AND CHAIN,
+// PREPARED, ...) or PostgreSQL's END, in any case. It runs on the error
+// path only, where a lost session may have left a transaction in doubt.
+func isCommit(query string) bool {
+	word := strings.TrimLeft(query, " \t\r\n")
+	if i := strings.IndexAny(word, " \t\r\n;"); i >= 0 {
+		word = word[:i]
+	}
+	return strings.EqualFold(word, "COMMIT") || strings.EqualFold(word, "END")
 }
 
 // logQueryError logs the driver's FATAL lines for a fatal error, naming

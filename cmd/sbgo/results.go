@@ -166,7 +166,7 @@ func totals(t *engine.Stats) results.Totals {
 		Transactions: t.Events, Events: t.Events,
 		Reads: t.Reads, Writes: t.Writes, Other: t.Other,
 		IgnoredErrors: t.Errors, Reconnects: t.Reconnects,
-		TotalTime: t.TimeTotal,
+		AmbiguousCommits: t.AmbiguousCommits, TotalTime: t.TimeTotal,
 	}
 	out.EventsAvg, out.EventsStddev, out.ExecTimeAvg, out.ExecTimeStddev = t.Fairness()
 	return out
