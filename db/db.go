@@ -29,6 +29,12 @@
 //
 // Optional capabilities are optional interfaces:
 //   - MoreResults: a Conn that can step through multi-statement results.
+//   - ParamCounter: a Stmt that knows its number of parameters.
+//   - TypeBinder: a Stmt prepared once its parameter types are known.
+//   - ErrorTexter, PrepareErrorTexter: a Driver that words its errors as
+//     sysbench's driver logs them.
+//   - ConnectionLoser: a Driver that tells the error of a lost connection.
+//   - ThreadBlocker: a Factory whose sessions may block their OS thread.
 package db
 
 import (
@@ -183,6 +189,16 @@ type ErrorTexter interface {
 // prepare (e.g. "mysql_stmt_prepare() failed" then the server's error).
 type PrepareErrorTexter interface {
 	PrepareErrorText(e *Error) []string
+}
+
+// ConnectionLoser is a Driver that tells the error its calls fail with
+// when their connection is lost, as after their context ended: the run
+// counts an event it abandons at its deadline as that error
+// (engine.ConnectionLoss).
+type ConnectionLoser interface {
+	// LostConnection returns a new copy of that error, its Kind set by
+	// the driver's ignore list.
+	LostConnection() *Error
 }
 
 // MoreResults is a Conn whose last Query may have returned several

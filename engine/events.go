@@ -40,6 +40,11 @@ type threadStats struct {
 	sumNs atomic.Int64
 	minNs atomic.Int64
 	maxNs atomic.Int64
+	// cutNs is the latency, up to the run's deadline, of the event the
+	// run abandoned in this worker (see Run.cut), 0 for none. It is not
+	// in the timer above: the event did not finish, so it is in the
+	// maximum and the percentiles only.
+	cutNs atomic.Int64
 	_     [64]byte
 }
 
@@ -87,6 +92,12 @@ type Events struct {
 	// ctx is the worker's own child of the run's context (see Context).
 	ctx    context.Context
 	cancel context.CancelFunc
+	// inflight is the start (see now) of the event in progress, 0
+	// between events. Start stores it and Stop takes it back; the run's
+	// deadline takes it instead from an event still in progress then,
+	// and counts that event itself (Run.cut), so each event is counted
+	// by exactly one of them.
+	inflight atomic.Int64
 }
 
 // clockBase anchors now: time.Since reads only the monotonic clock (one
@@ -130,13 +141,19 @@ func (e *Events) More() bool {
 func (e *Events) Start() {
 	if e.run.pacer != nil {
 		e.start = e.queued
-		return
+	} else {
+		e.start = now()
 	}
-	e.start = now()
+	e.inflight.Store(max(e.start, 1))
 }
 
-// Stop ends the event: it counts one event and records its latency.
+// Stop ends the event: it counts one event and records its latency,
+// unless the run's deadline has abandoned and counted it already.
 func (e *Events) Stop() {
+	if e.inflight.Swap(0) == 0 {
+		e.Abandon()
+		return
+	}
 	ns := now() - e.start
 	st := e.stats
 	st.counters[CounterEvent].Add(1)
@@ -161,6 +178,7 @@ func (e *Events) Stop() {
 // Abandon leaves an event without counting it, as sysbench does when
 // event() returns a truthy value.
 func (e *Events) Abandon() {
+	e.inflight.Store(0)
 	if e.run.pacer != nil {
 		e.run.pacer.done()
 	}
@@ -204,9 +222,10 @@ func (e *Events) Stopping() bool { return e.run.stopping.Load() }
 func (e *Events) Done() <-chan struct{} { return e.run.stopCh }
 
 // Context is the run's context, which the bindings pass to every database
-// call: it is cancelled when the run abandons the work in flight (a
-// forced shutdown, a second interrupt, the end of Run.Execute), not when
-// it merely stops starting events (Done). Each worker has a child of its
+// call: it is cancelled when the run abandons the work in flight (its
+// deadline, StopGrace after the stop; a forced shutdown; a second
+// interrupt; the end of Run.Execute), not when it merely stops starting
+// events (Done). Each worker has a child of its
 // own, made once, so a binding may keep it for the worker's life, and a
 // driver that registers on it per call (context.AfterFunc) takes no lock
 // another worker takes.

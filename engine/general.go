@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Group is one block of --help: a title line and its options, aligned
@@ -22,8 +23,8 @@ type Group struct {
 // the command line, in --help order: those of sysbench 1.0.20 plus three
 // from its development branch that sbgo implements: --warmup-time,
 // --thread-init-timeout and --rand-zipfian-exp, with zipfian in the
-// --rand-type list. Database drivers add their own groups. Each call
-// returns a fresh copy.
+// --rand-type list, and sbgo's own --db-timeout. Database drivers add
+// their own groups. Each call returns a fresh copy.
 func GeneralGroups() []Group {
 	return []Group{
 		{Title: "General options", Options: []Option{
@@ -68,6 +69,7 @@ func GeneralGroups() []Group {
 			{"db-driver", "specifies database driver to use ('help' to get list of available drivers)", ArgString, Default("mysql")},
 			{"db-ps-mode", "prepared statements usage mode {auto, disable}", ArgString, Default("auto")},
 			{"db-debug", "print database-specific debug information", ArgBool, Default("off")},
+			{"db-timeout", "seconds a statement or a connection attempt may wait for the server before it fails as a lost connection; 0 for no limit", ArgDouble, Default("0")},
 		}},
 	}
 }
@@ -122,6 +124,9 @@ type General struct {
 	DBDriver string
 	DBPSMode string // checked when the first driver is created, not here
 	DBDebug  bool
+	// DBTimeout bounds each statement's round trip and each connection
+	// attempt; 0 for no bound.
+	DBTimeout time.Duration
 }
 
 // General validates the general options in sysbench's order and returns
@@ -150,7 +155,9 @@ func (o *Options) General() (*General, []string, error) {
 			return nil, r.warnings, err
 		}
 	}
-	r.database(g)
+	if err := r.database(g); err != nil {
+		return nil, r.warnings, err
+	}
 	return g, r.warnings, nil
 }
 
@@ -337,10 +344,32 @@ func (r *generalReader) logging(g *General) error {
 }
 
 // database reads the general database options.
-func (r *generalReader) database(g *General) {
+func (r *generalReader) database(g *General) error {
 	g.DBDriver = r.value("db-driver").String()
 	g.DBPSMode = r.value("db-ps-mode").String()
 	g.DBDebug = r.o.Flag("db-debug")
+	var err error
+	g.DBTimeout, err = DBTimeout(r.o)
+	return err
+}
+
+// maxDBTimeout is the largest --db-timeout: a year, far below what a
+// time.Duration holds.
+const maxDBTimeout = 365 * 24 * time.Hour
+
+// DBTimeout reads --db-timeout from o: 0 when it is not registered or
+// not set. A negative, infinite or NaN value, or one above a year, is a
+// usage error.
+func DBTimeout(o *Options) (time.Duration, error) {
+	v, ok := o.Lookup("db-timeout")
+	if !ok {
+		return 0, nil
+	}
+	sec := v.Double()
+	if !(sec >= 0 && sec <= maxDBTimeout.Seconds()) {
+		return 0, fatalError("Invalid value for --db-timeout: '%s' (seconds, from 0 for no limit to %d)", v.String(), int(maxDBTimeout.Seconds()))
+	}
+	return time.Duration(sec * float64(time.Second)), nil
 }
 
 // forcedShutdown reads --forced-shutdown for a run of limit seconds:

@@ -87,7 +87,8 @@ func groups1020() []Group {
 	groups := GeneralGroups()
 	for i := range groups {
 		groups[i].Options = slices.DeleteFunc(groups[i].Options, func(o Option) bool {
-			return o.Name == "warmup-time" || o.Name == "thread-init-timeout" || o.Name == "rand-zipfian-exp"
+			return o.Name == "warmup-time" || o.Name == "thread-init-timeout" || o.Name == "rand-zipfian-exp" ||
+				o.Name == "db-timeout"
 		})
 		for j, o := range groups[i].Options {
 			if o.Name == "rand-type" {
@@ -117,7 +118,8 @@ func TestWriteGeneralHelpMatchesSysbench(t *testing.T) {
 
 // TestWriteGeneralHelpSbgo checks sbgo's own --help: the 1.0.20 text plus
 // --warmup-time, --thread-init-timeout and --rand-zipfian-exp (which
-// widens the RNG group), no built-in tests, and the program name given.
+// widens the RNG group) and --db-timeout, no built-in tests, and the
+// program name given.
 func TestWriteGeneralHelpSbgo(t *testing.T) {
 	var b strings.Builder
 	if err := WriteGeneralHelp(&b, "sbgo", GeneralGroups(), sysbenchDrivers(), nil); err != nil {

@@ -21,7 +21,9 @@ type LiveStats struct {
 	// is their total in seconds. The collector takes them every few tens
 	// of milliseconds, so Latency's count may trail Events by the events
 	// of that moment, never lead it; once the workers have returned, the
-	// two are equal, but for events that ended just as a warm-up did.
+	// two are equal, but for events that ended just as a warm-up did,
+	// and for the events the run's deadline abandoned, which are in
+	// Latency (not in LatencySum) and not in Events.
 	Latency    *hdr.Histogram
 	LatencySum float64
 }

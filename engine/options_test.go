@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // setOne registers one option of type typ with no default and sets it.
@@ -525,6 +526,14 @@ func TestGeneral(t *testing.T) {
 			args:  []string{"--db-driver=pgsql", "--db-ps-mode=disable", "--db-debug"},
 			check: func(g *General) bool { return g.DBDriver == "pgsql" && g.DBPSMode == "disable" && g.DBDebug },
 		},
+		// --db-timeout, sbgo's own: seconds, fractions allowed
+		{name: "db timeout default", args: nil, check: func(g *General) bool { return g.DBTimeout == 0 }},
+		{name: "db timeout fraction", args: []string{"--db-timeout=0.25"}, check: func(g *General) bool { return g.DBTimeout == 250*time.Millisecond }},
+		{name: "db timeout a year", args: []string{"--db-timeout=31536000"}, check: func(g *General) bool { return g.DBTimeout == 365*24*time.Hour }},
+		{name: "db timeout negative", args: []string{"--db-timeout=-1"}, err: "FATAL: Invalid value for --db-timeout: '-1' (seconds, from 0 for no limit to 31536000)\n"},
+		{name: "db timeout NaN", args: []string{"--db-timeout=nan"}, err: "FATAL: Invalid value for --db-timeout: 'nan' (seconds, from 0 for no limit to 31536000)\n"},
+		{name: "db timeout too large", args: []string{"--db-timeout=1e10"}, err: "FATAL: Invalid value for --db-timeout: '1e10' (seconds, from 0 for no limit to 31536000)\n"},
+		{name: "db timeout not a number", args: []string{"--db-timeout=soon"}, err: "Invalid value for the 'db_timeout' option: 'soon'\n", stream: stderr},
 		{
 			// --help and --version are reported (the CLI checks them first)
 			name:  "help version",

@@ -118,10 +118,26 @@ type Run struct {
 	stopCh   chan struct{}
 	stopOnce sync.Once
 
-	// ctx is the run's context (Events.Context), cancelled by abandon
-	// when the run gives up on the work in flight.
+	// ctx is the run's context (Events.Context), cancelled when the run
+	// gives up on the work in flight (cut, abandon).
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// events are the workers' handles, made with the run.
+	events []*Events
+
+	// The deadline (deadline.go): armed by the first stop, cut runs
+	// StopGrace later, counts the events it abandons in cutEvents (as
+	// lost), cancels ctx and closes cutDone. cutErrs is its own errors by
+	// code (with Config.Series), the last of errs.
+	armOnce   sync.Once
+	cutTimer  *time.Timer
+	cutOnce   sync.Once
+	cutDone   chan struct{}
+	cutEvents atomic.Int64
+	lost      atomic.Pointer[lostConnection]
+	cutWarned atomic.Bool
+	cutErrs   *errorCounts
 
 	failed      atomic.Bool  // a worker failed: exit 1
 	interrupted atomic.Bool  // Interrupt was called
@@ -133,8 +149,8 @@ type Run struct {
 	baselineAt  time.Time
 	reportMu    sync.Mutex // serialises checkpoints and the final report
 	workersDone chan struct{}
-	workload    Workload
-	skipDone    bool // the run ended without calling done()
+	workload    atomic.Value // workloadBox, set by Execute
+	skipDone    bool         // the run ended without calling done()
 
 	// With Config.Series: the collector, the workers' errors by code,
 	// and the final report's numbers and time.
@@ -155,6 +171,7 @@ func NewRun(cfg Config, log *Logger) *Run {
 		eventLimit:  cfg.Events,
 		stopCh:      make(chan struct{}),
 		workersDone: make(chan struct{}),
+		cutDone:     make(chan struct{}),
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.threads = make([]*threadStats, cfg.Threads)
@@ -167,10 +184,20 @@ func NewRun(cfg Config, log *Logger) *Run {
 	}
 	if cfg.Series {
 		r.coll = newCollector(r)
-		r.errs = make([]*errorCounts, cfg.Threads)
+		r.errs = make([]*errorCounts, cfg.Threads+1)
 		for i := range r.errs {
 			r.errs[i] = &errorCounts{}
 		}
+		r.cutErrs = r.errs[cfg.Threads]
+	}
+	r.events = make([]*Events, cfg.Threads)
+	for i := range r.events {
+		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
+		if r.coll != nil {
+			ev.ring, ev.errs = r.coll.rings[i], r.errs[i]
+		}
+		ev.ctx, ev.cancel = context.WithCancel(r.ctx)
+		r.events[i] = ev
 	}
 	return r
 }
@@ -181,10 +208,17 @@ func newThreadStats() *threadStats {
 	return t
 }
 
-// stop makes every worker finish its current event and start no other.
-// It is idempotent, so a second Ctrl-C or a failure during shutdown is
-// harmless.
+// stop makes every worker finish its current event and start no other,
+// and arms the run's deadline (deadline.go). It is idempotent, so a
+// second Ctrl-C or a failure during shutdown is harmless.
 func (r *Run) stop(reason string) {
+	r.halt(reason)
+	r.armDeadline()
+}
+
+// halt is stop without the deadline, for the ends that report at once:
+// every worker has returned, or a forced shutdown.
+func (r *Run) halt(reason string) {
 	r.stopOnce.Do(func() {
 		if reason != "" {
 			r.reason.Store(reason)
@@ -195,27 +229,28 @@ func (r *Run) stop(reason string) {
 }
 
 // Interrupt stops the run early (the first SIGINT): workers finish their
-// current event, and the report printed is marked incomplete. A second
-// Interrupt abandons the events in flight (see abandon).
+// current event until the deadline, and the report printed is marked
+// incomplete. A second Interrupt brings the deadline forward to now.
 func (r *Run) Interrupt() {
 	if r.interrupted.Swap(true) {
-		r.abandon()
+		r.cut()
 		return
 	}
 	r.stop("interrupted")
 }
 
-// abandon gives up on the work in flight: it cancels the run's context,
-// so that the database calls the workers are waiting in return at once
-// with an error and the workers end without running another event nor
-// thread_done. The first interrupt and the --time limit do not abandon:
-// as in sysbench, the current event finishes.
+// abandon gives up on the work in flight without counting it, once the
+// report is out: it cancels the run's context, so that the database
+// calls the workers may still wait in return at once with an error, and
+// disarms the deadline.
 func (r *Run) abandon() {
-	r.stop("")
+	r.halt("")
+	r.disarmDeadline()
 	r.cancel()
 }
 
-// abandoned reports whether abandon was called.
+// abandoned reports whether the run's context is cancelled: by the
+// deadline, or by abandon.
 func (r *Run) abandoned() bool { return r.ctx.Err() != nil }
 
 // Execute runs the workload and prints the run-mode block, the reports and
@@ -226,12 +261,12 @@ func (r *Run) abandoned() bool { return r.ctx.Err() != nil }
 // waiting.
 func (r *Run) Execute(w Workload) int {
 	defer r.abandon()
-	r.workload = w
+	r.workload.Store(workloadBox{w})
 	main, _ := w.(MainState)
 	if main != nil {
 		ev := &Events{run: r, id: 0, stats: r.threads[0], shard: r.latency.Shard(0), ctx: r.ctx}
 		if err := main.Init(ev); err != nil {
-			r.log.Logf(LevelFatal, "%s", err)
+			r.logFailure("init()", err)
 			return ExitFailed
 		}
 	}
@@ -241,10 +276,25 @@ func (r *Run) Execute(w Workload) int {
 	// script).
 	if main != nil && !r.skipDone {
 		if err := main.Done(); err != nil {
-			r.log.Logf(LevelFatal, "%s", err)
+			if r.abandoned() {
+				r.warnCut("done()", err)
+			} else {
+				r.log.Logf(LevelFatal, "%s", err)
+			}
 		}
 	}
 	return code
+}
+
+// logFailure logs what failed before the workers ran, as FATAL, unless
+// the deadline of an interrupted run cut it short: the interrupt is then
+// what the warning names.
+func (r *Run) logFailure(what string, err error) {
+	if r.abandoned() && r.interrupted.Load() {
+		r.log.Logf(LevelWarning, "the run stopped early (interrupted): %s was cut short %s after the interrupt", what, formatGrace())
+		return
+	}
+	r.log.Logf(LevelFatal, "%s", err)
 }
 
 // execute is the run between init() and done(): the report states, the
@@ -275,12 +325,19 @@ func (r *Run) execute(w Workload) int {
 
 	reportersDone := make(chan struct{})
 	reporters := r.startReporters(reps, reportersDone)
-	if !r.awaitWorkers(g, timers) {
+	switch r.awaitWorkers(g, timers) {
+	case forcedOut:
 		r.skipDone = true
 		return r.forcedShutdown(reps.hooks, reps.hasCumul)
+	case leftBehind:
+		// Reported as after a forced shutdown's alarm: the process ends
+		// with those workers still inside the script, and done() is
+		// not called.
+		r.skipDone = true
+	default:
+		r.joined = true
 	}
-	r.stop("")
-	r.joined = true
+	r.halt("")
 	if r.coll != nil {
 		r.coll.end()
 	}
@@ -362,12 +419,7 @@ func (r *Run) startWorkers(w Workload) *workerGroup {
 	g := &workerGroup{released: make(chan struct{})}
 	g.ready.Add(r.cfg.Threads)
 	g.joined.Add(r.cfg.Threads)
-	for i := 0; i < r.cfg.Threads; i++ {
-		ev := &Events{run: r, id: i, stats: r.threads[i], shard: r.latency.Shard(i)}
-		if r.coll != nil {
-			ev.ring, ev.errs = r.coll.rings[i], r.errs[i]
-		}
-		ev.ctx, ev.cancel = context.WithCancel(r.ctx)
+	for _, ev := range r.events {
 		go r.worker(w, ev, &g.ready, &g.joined, g.released, &g.initFailed)
 	}
 	return g
@@ -389,12 +441,21 @@ func (r *Run) awaitInit(g *workerGroup) (int, bool) {
 	case <-time.After(initTimeout):
 		r.log.Logf(LevelFatal, "Worker threads failed to initialize within %d seconds!", int(initTimeout/time.Second))
 		return ExitForced, false
+	case <-r.cutDone:
+		if !settle(initDone) {
+			r.log.Logf(LevelFatal, "Worker threads still initializing at the run's deadline, %s after the stop", formatGrace())
+			return ExitFailed, false
+		}
 	}
 	if g.initFailed.Load() {
-		r.stop("thread initialization failed")
+		r.halt("thread initialization failed")
 		close(g.released)
 		g.joined.Wait()
-		r.log.Logf(LevelFatal, "Thread initialization failed!")
+		if r.abandoned() && r.interrupted.Load() {
+			r.logFailure("thread_init", nil)
+		} else {
+			r.log.Logf(LevelFatal, "Thread initialization failed!")
+		}
 		return ExitFailed, false
 	}
 	return ExitOK, true
@@ -516,11 +577,13 @@ func (r *Run) startReporters(s *reportStates, done <-chan struct{}) *sync.WaitGr
 	return &wg
 }
 
-// awaitWorkers waits for every worker to return and stops the timers, or
-// returns false when the --forced-shutdown alarm rings first. Then the
-// workers and the report goroutines are left running: the process exits
-// right after the forced report, as sysbench's does.
-func (r *Run) awaitWorkers(g *workerGroup, timers []*time.Timer) bool {
+// awaitWorkers waits for every worker to return and stops the timers. It
+// returns forcedOut when the --forced-shutdown alarm rings first, and
+// leftBehind when workers are still busy cutSettle after the run's
+// deadline. Then those workers and the report goroutines are left
+// running: the process exits right after the report, as sysbench's does
+// after a forced shutdown.
+func (r *Run) awaitWorkers(g *workerGroup, timers []*time.Timer) awaitOutcome {
 	cfg := r.cfg
 	allJoined := make(chan struct{})
 	go func() { g.joined.Wait(); close(allJoined) }()
@@ -534,23 +597,32 @@ func (r *Run) awaitWorkers(g *workerGroup, timers []*time.Timer) bool {
 	select {
 	case <-allJoined:
 	case <-forced:
-		return false
+		return forcedOut
+	case <-r.cutDone:
+		if !settle(allJoined) {
+			r.log.Logf(LevelWarning, "%d worker threads still busy at the run's deadline, %s after the stop: left running",
+				r.running.Load(), formatGrace())
+			return leftBehind
+		}
 	}
 	for _, t := range timers {
 		t.Stop()
 	}
-	return true
+	return allReturned
 }
 
-// exitCode is the exit code of a run whose workers all returned; a run
-// that stopped early says why before its (incomplete) report.
+// exitCode is the exit code of a run whose workers returned (or were
+// left behind at the deadline); a run that stopped early says why before
+// its (incomplete) report, and so does one whose deadline abandoned
+// events.
 func (r *Run) exitCode() int {
 	code := ExitOK
 	if r.failed.Load() || r.interrupted.Load() {
 		code = ExitFailed
-	}
-	if code != ExitOK || r.interrupted.Load() {
 		r.log.Logf(LevelWarning, "the run stopped early (%s): the report below is incomplete", r.earlyStopReason())
+	}
+	if r.warnAbandoned() != ExitOK {
+		code = ExitFailed
 	}
 	return code
 }
@@ -566,6 +638,9 @@ func (r *Run) earlyStopReason() string {
 
 // worker is one worker goroutine: state, thread_init, barrier, loop,
 // thread_done.
+//
+// After the run's deadline a worker whose call was cancelled returns
+// without reporting its failure: the deadline has counted its event.
 func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, released chan struct{}, initFailed *atomic.Bool) {
 	defer joined.Done()
 	defer ev.cancel()
@@ -585,7 +660,9 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 		r.log.Logf(LevelDebug, "Worker thread (#%d) initialized", ev.id)
 	}
 	if err != nil {
-		r.log.Logf(LevelFatal, "%s", err)
+		if !r.abandoned() {
+			r.log.Logf(LevelFatal, "%s", err)
+		}
 		initFailed.Store(true)
 	}
 	ready.Done()
@@ -610,6 +687,10 @@ func (r *Run) worker(w Workload, ev *Events, ready, joined *sync.WaitGroup, rele
 		return
 	}
 	if err := th.Done(); err != nil {
+		if r.abandoned() {
+			r.warnCut("thread_done", err)
+			return
+		}
 		r.log.Logf(LevelFatal, "%s", err)
 	}
 }
@@ -771,7 +852,8 @@ func (r *Run) intermediateStats(now, prevAt time.Time, cur, prev []snapshot) *St
 
 // sqlMode tells whether the reports use sysbench's SQL style.
 func (r *Run) sqlMode() bool {
-	if s, ok := r.workload.(SQLReporter); ok {
+	box, _ := r.workload.Load().(workloadBox)
+	if s, ok := box.w.(SQLReporter); ok {
 		return s.SQLMode()
 	}
 	return false
@@ -861,12 +943,15 @@ func (r *Run) sumLatency(s *Stats, cur, base []snapshot) {
 			minNs = min(minNs, t.minNs.Load())
 			maxNs = max(maxNs, t.maxNs.Load())
 		}
+		// An event the deadline abandoned shows in the maximum, not in
+		// the events nor the average.
+		maxNs = max(maxNs, t.cutNs.Load())
 	}
 	if timed > 0 {
 		s.LatencyMin = float64(minNs) / 1e9
-		s.LatencyMax = float64(maxNs) / 1e9
 		s.LatencyAvg = float64(sumNs) / float64(timed) / 1e9
 	}
+	s.LatencyMax = float64(maxNs) / 1e9
 	s.LatencySum = float64(sumNs) / 1e9
 }
 
@@ -943,7 +1028,7 @@ func (r *Run) threadTimers() []ThreadTimer {
 // workers once the report is out, so that what they do then (a statement
 // failing, a reconnect) cannot change its numbers.
 func (r *Run) forcedShutdown(hooks ReportHooks, hasHook bool) int {
-	r.stop("forced shutdown")
+	r.halt("forced shutdown")
 	r.log.Logf(LevelFatal, "The --max-time limit has expired, forcing shutdown...")
 	// The time limit passed long ago, so a worker still running is inside
 	// an event (or its thread_done): that event is unfinished.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -268,6 +269,17 @@ func (c *collector) end() {
 	c.closed.Store(true)
 }
 
+// recordCut records the latency of an event the run's deadline
+// abandoned (Run.cut) into the open points, as drainAll records a
+// finished one's, but not in the sum the average comes from.
+func (c *collector) recordCut(ns int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.tracks {
+		recordClamped(t.h, ns)
+	}
+}
+
 func (c *collector) drain(f func(int64)) {
 	for _, ring := range c.rings {
 		ring.drain(f)
@@ -380,7 +392,8 @@ func (r *Run) Summary() RunSummary {
 	s.Start = r.start
 	r.startMu.Unlock()
 	s.Interrupted = r.interrupted.Load()
-	s.Complete = r.final != nil && r.joined && !r.failed.Load() && !s.Interrupted
+	cut := r.cutEvents.Load()
+	s.Complete = r.final != nil && r.joined && !r.failed.Load() && !s.Interrupted && cut == 0
 	switch {
 	case s.Complete:
 	case r.final == nil:
@@ -388,6 +401,8 @@ func (r *Run) Summary() RunSummary {
 		if reason, _ := r.reason.Load().(string); reason != "" {
 			s.Reason = reason
 		}
+	case !r.failed.Load() && !s.Interrupted && cut > 0:
+		s.Reason = fmt.Sprintf("%d events in flight abandoned at the run's deadline", cut)
 	default:
 		s.Reason = r.earlyStopReason()
 	}

@@ -199,7 +199,7 @@ func (st *state) dbDisconnect(L *lua.LState) int {
 func (st *state) dbQuery(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	res, err := c.settle(L).Query(st.ctx, query)
+	res, err := c.query(c.settle(L), query)
 	if err != nil {
 		st.legacyError(L, c, err, query, false, "db_query() failed")
 	}
@@ -253,7 +253,7 @@ func (st *state) dbBulkDone(L *lua.LState) int {
 func (st *state) dbPrepare(L *lua.LState) int {
 	c := st.legacyConn(L)
 	query := L.CheckString(1)
-	stmt, err := c.settle(L).Prepare(st.ctx, query, nil)
+	stmt, err := c.prepare(c.settle(L), query)
 	if err != nil {
 		st.abandonedError(L, err)
 		st.logPrepareError(c, db.AsError(err), query)
@@ -336,7 +336,7 @@ func (st *state) dbExecute(L *lua.LState) int {
 			s.args = append(s.args, a)
 		}
 	}
-	res, err := s.stmt.settle(L).Execute(st.ctx, s.args)
+	res, err := c.execute(s.stmt.settle(L), s.args)
 	out := &legacyResult{conn: c}
 	if err != nil {
 		desc, e, ignorable := st.sqlFailure(L, c, err, s.stmt.query, true)

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -47,6 +46,28 @@ func (d *drivers) get(s *Script, name string) (db.Driver, error) {
 	}
 	d.drv[name] = drv
 	return drv, nil
+}
+
+// used returns the driver named name if a script created it, else any
+// driver one created, else nil.
+func (d *drivers) used(name string) db.Driver {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if drv, ok := d.drv[name]; ok {
+		return drv
+	}
+	for _, drv := range d.drv {
+		return drv
+	}
+	return nil
+}
+
+// defaultDriverName is --db-driver's value.
+func (s *Script) defaultDriverName() string {
+	if v, ok := s.cfg.Options.Lookup("db-driver"); ok {
+		return v.String()
+	}
+	return ""
 }
 
 // newSQLTable builds sysbench.sql (spec §3.5): the constants, driver(),
@@ -170,9 +191,7 @@ type luaDriver struct {
 func (st *state) sqlDriver(L *lua.LState) int {
 	name := L.OptString(1, "")
 	if name == "" {
-		if v, ok := st.script.cfg.Options.Lookup("db-driver"); ok {
-			name = v.String()
-		}
+		name = st.script.defaultDriverName()
 	}
 	drv, err := st.script.drivers.get(st.script, name)
 	if err != nil {
@@ -215,12 +234,6 @@ func (st *state) drvConnect(L *lua.LState) int {
 // attempt of a reconnect), so that a server that never answers cannot
 // hold a worker for ever; the drivers set no such bound of their own.
 const connectTimeout = time.Minute
-
-// connectContext is the context of one connection attempt: the state's,
-// bounded by connectTimeout.
-func (st *state) connectContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(st.ctx, connectTimeout)
-}
 
 // connect opens a session of drv.
 func (st *state) connect(drv db.Driver) (db.Conn, error) {

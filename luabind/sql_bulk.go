@@ -155,9 +155,8 @@ func (c *luaConn) flushBulk(L *lua.LState, last bool) {
 	c.release()
 	done := make(chan bulkOutcome, 1)
 	c.bulkInFlight = done
-	ctx := c.st.ctx
 	go func() {
-		res, err := conn.Query(ctx, query)
+		res, err := c.query(conn, query)
 		if err == nil && res.Rows != nil {
 			res.Rows.Close()
 			res.Rows = nil

@@ -21,6 +21,8 @@ type luaConn struct {
 	closed  bool
 	cur     *luaResult // the open result, invalid after the next operation
 	stmts   []*luaStmt
+	// timer is the connection's --db-timeout, nil without one.
+	timer *stmtTimer
 
 	// bulkState is the connection's bulk insert (sql_bulk.go).
 	bulkState
@@ -29,7 +31,7 @@ type luaConn struct {
 // newConn makes a session the driver opened a Lua connection object of
 // st's, closed with the state.
 func (st *state) newConn(L *lua.LState, drv db.Driver, conn db.Conn) *luaConn {
-	c := &luaConn{st: st, drv: drv, rawConn: conn}
+	c := &luaConn{st: st, drv: drv, rawConn: conn, timer: newStmtTimer(st.script.dbTimeout())}
 	c.ud = newObject(L, sqlConnType, c)
 	st.conns = append(st.conns, c)
 	return c
@@ -138,7 +140,7 @@ func (st *state) count(res db.Result) {
 // run executes query as a text statement, counts it and pushes its
 // result object (or nil); errors follow sysbench's check_error.
 func (c *luaConn) run(L *lua.LState, query string) *luaResult {
-	res, err := c.settle(L).Query(c.st.ctx, query)
+	res, err := c.query(c.settle(L), query)
 	if err != nil {
 		c.st.sqlError(L, c, err, query, false)
 	}
@@ -216,6 +218,9 @@ func (c *luaConn) close() {
 	}
 	c.stmts = nil
 	conn.Close()
+	if c.timer != nil {
+		c.timer.close()
+	}
 	c.closed = true
 }
 
@@ -299,7 +304,9 @@ func (st *state) conNextResult(L *lua.LState) int {
 		c.cur.closed = true
 		c.cur = nil
 	}
-	res, ok, err := mr.NextResult(st.ctx)
+	ctx := c.callContext()
+	res, ok, err := mr.NextResult(ctx)
+	c.callEnd()
 	if err != nil {
 		st.sqlError(L, c, err, "", false)
 	}

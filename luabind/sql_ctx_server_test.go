@@ -17,7 +17,8 @@ import (
 const runCtxMarker = "/* sbgo run context test */"
 
 // TestForcedShutdownAbandonsServerStatement runs an event that sleeps 30 s
-// on the server with --time=1 --forced-shutdown=1, in this process: the
+// on the server with --time=1 and a forced shutdown half a second later
+// (before the run's deadline, engine.StopGrace), in this process: the
 // run ends with code 2, then the run's context makes the drivers stop
 // waiting, and the server's sessions stop running the sleep long before
 // its 30 s (the MySQL paths close their socket, which the server notices
@@ -49,7 +50,7 @@ func TestForcedShutdownAbandonsServerStatement(t *testing.T) {
 			}
 			s := loadWorkload(t, "../testdata/sql_query.lua", "run", append(srv.args, "--query="+srv.sleep+" "+runCtxMarker))
 			defer s.Close()
-			cfg := engine.Config{Threads: 2, Time: time.Second, ForcedShutdown: time.Second, Percentile: 95}
+			cfg := engine.Config{Threads: 2, Time: time.Second, ForcedShutdown: engine.StopGrace / 2, Percentile: 95}
 			code := make(chan int, 1)
 			go func() { code <- engine.NewRun(cfg, engine.NewLogger(io.Discard, 3)).Execute(s) }()
 			select {

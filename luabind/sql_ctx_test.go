@@ -112,8 +112,8 @@ func TestFakeSecondInterruptAbandonsHeldStatement(t *testing.T) {
 }
 
 // TestFakeOutsideRunContextIsBackground: the main state (prepare and the
-// like) does not carry a run's context, so a run that ended does not
-// cancel what the main state does afterwards.
+// like) carries a run's context only in init() and done(), so a run that
+// ended does not cancel what the main state does afterwards.
 func TestFakeOutsideRunContextIsBackground(t *testing.T) {
 	f := loadFake(t, "run", `
 function event() end

@@ -69,26 +69,16 @@ func (st *state) abandonedError(L *lua.LState, err error) {
 	}
 }
 
-// sqlFailure counts a failed call (an error, or a reconnect for a lost
-// connection, and an ambiguous commit for a COMMIT lost in doubt), builds
-// sysbench's error descriptor (also the global errdesc) and decides
-// whether the error is ignorable.
+// sqlFailure builds sysbench's error descriptor (also the global
+// errdesc), decides whether the error is ignorable and counts the
+// failure (countFailure), and an ambiguous commit for a COMMIT whose
+// session was lost in doubt, even when the run abandoned it.
 func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
 	e := db.AsError(err)
 	if st.ev != nil && e.InDoubt && isCommit(query) {
 		st.ev.Count(engine.CounterAmbiguousCommit)
 	}
 	st.abandonedError(L, err)
-	if st.ev != nil {
-		if e.Kind == db.Reconnect {
-			st.ev.Count(engine.CounterReconnect)
-		} else {
-			st.ev.Count(engine.CounterError)
-			if st.ev.Recording() {
-				st.ev.CountError(errorCode(e), e.Msg)
-			}
-		}
-	}
 	if prepared {
 		query = "<prepared statement>"
 	}
@@ -112,7 +102,29 @@ func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, 
 			ignorable = lua.LVAsBool(ret)
 		}
 	}
+	st.countFailure(e, ignorable)
 	return desc, e, ignorable
+}
+
+// countFailure counts a failed call: a reconnect for a lost connection
+// the ignore list has, an error for another ignored one, and nothing
+// for a fatal one, which ends the run: the report's "ignored errors" are
+// the errors the run went on after (sysbench counts the fatal one too).
+// The errors by code of the results file have every failure.
+func (st *state) countFailure(e *db.Error, ignorable bool) {
+	if st.ev == nil {
+		return
+	}
+	switch {
+	case e.Kind == db.Reconnect:
+		st.ev.Count(engine.CounterReconnect)
+		return
+	case ignorable:
+		st.ev.Count(engine.CounterError)
+	}
+	if st.ev.Recording() {
+		st.ev.CountError(errorCode(e), e.Msg)
+	}
 }
 
 // isCommit reports whether query is a COMMIT (any form: AND CHAIN,
@@ -149,7 +161,7 @@ func (st *state) restartEvent(L *lua.LState, c *luaConn, e *db.Error, desc *lua.
 		}
 	} else {
 		// Not counted: it is sbgo's own clean-up, not the script's.
-		c.driverConn(L).Query(st.ctx, "ROLLBACK")
+		c.query(c.driverConn(L), "ROLLBACK")
 		c.release()
 	}
 	desc.RawSetString("errcode", lua.LNumber(1))

@@ -54,7 +54,7 @@ type fakeScript struct {
 // loadFake writes src as a script (declaring an option, so that it is not
 // a legacy script) and loads it for command with --db-driver=dbtest on a
 // new server.
-func loadFake(t *testing.T, command, src string) *fakeScript {
+func loadFake(t *testing.T, command, src string, args ...string) *fakeScript {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fake.lua")
 	src = "sysbench.cmdline.options = {x = {'x', 1}}\n" + src
@@ -69,7 +69,7 @@ func loadFake(t *testing.T, command, src string) *fakeScript {
 	if err := opts.Register(factory.Options()...); err != nil {
 		t.Fatal(err)
 	}
-	argv := []string{"sbgo", "--db-driver=" + dbtest.Name, f.srv.Option(), path, command}
+	argv := append(append([]string{"sbgo", "--db-driver=" + dbtest.Name, f.srv.Option()}, args...), path, command)
 	if _, err := engine.ParseCommandLine(argv[1:], opts); err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +295,9 @@ func TestFakeErrorClasses(t *testing.T) {
 			seq(txn, ok("BEGIN"), []string{"1 query UPDATE t SET c = 1 -> error 2013",
 				"1 reconnect -> error 2003", "1 reconnect -> error 2003", "1 reconnect"}, txn, txn), ""},
 		// A fatal error logs the driver's FATAL line and stops the run:
-		// exit 1, nothing run after it.
-		{"fatal", dbtest.Err(db.Fatal, 1146, "Table 'sbtest.t' doesn't exist"), "", 1, fakeCounts{},
+		// exit 1, nothing run after it, and no ignored error counted.
+		{"fatal", dbtest.Err(db.Fatal, 1146, "Table 'sbtest.t' doesn't exist"), "", 1,
+			fakeCounts{write: 1, other: 3, transactions: 1},
 			seq(txn, ok("BEGIN"), []string{"1 query UPDATE t SET c = 1 -> error 1146"}),
 			"FATAL: dbtest: error 1146 (Table 'sbtest.t' doesn't exist) for query 'UPDATE t SET c = 1'"},
 	} {
@@ -315,7 +316,6 @@ func TestFakeErrorClasses(t *testing.T) {
 				if !strings.Contains(f.log.String(), c.fatal) || !strings.Contains(f.log.String(), "SQL error, errno = 1146") {
 					t.Errorf("log has not %q and the SQL error:\n%s", c.fatal, f.log.String())
 				}
-				return
 			}
 			if got := f.counts(t); got != c.counts {
 				t.Errorf("counters %+v, want %+v", got, c.counts)

@@ -59,7 +59,7 @@ const (
 func (st *state) conPrepare(L *lua.LState) int {
 	c := st.checkConn(L)
 	query := L.CheckString(2)
-	stmt, err := c.settle(L).Prepare(st.ctx, query, nil)
+	stmt, err := c.prepare(c.settle(L), query)
 	if err != nil {
 		st.abandonedError(L, err)
 		st.logPrepareError(c, db.AsError(err), query)
@@ -136,7 +136,10 @@ func (st *state) stmtBindParam(L *lua.LState) int {
 		for i, p := range s.bound {
 			types[i] = p.val.Type
 		}
-		if err := tb.BindTypes(st.ctx, types); err != nil {
+		ctx := s.conn.callContext()
+		err := tb.BindTypes(ctx, types)
+		s.conn.callEnd()
+		if err != nil {
 			st.abandonedError(L, err)
 			st.logPrepareError(s.conn, db.AsError(err), s.query)
 			L.Push(lua.LNumber(1))
@@ -176,7 +179,7 @@ func (st *state) execStmt(L *lua.LState, s *luaStmt) db.Result {
 	for i, p := range s.bound {
 		s.args[i] = p.val
 	}
-	res, err := s.settle(L).Execute(st.ctx, s.args)
+	res, err := c.execute(s.settle(L), s.args)
 	if err != nil {
 		st.sqlError(L, c, err, s.query, true)
 	}

@@ -54,6 +54,9 @@ type Script struct {
 	hookInter  bool
 	hookCumul  bool
 	drivers    drivers // database drivers, created on first use
+	// runCtx is the context of the run in progress (engine.Events's),
+	// which init() and done() make their calls with.
+	runCtx context.Context
 }
 
 // state is one Lua state and what its bindings need. Its methods are the

@@ -1,31 +1,37 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"sbgo/db"
 	"sbgo/engine"
 )
 
 // The Script is the run's workload; these assertions keep it so.
 var (
-	_ engine.Workload    = (*Script)(nil)
-	_ engine.MainState   = (*Script)(nil)
-	_ engine.SQLReporter = (*Script)(nil)
-	_ engine.ReportHooks = (*Script)(nil)
-	_ engine.Thread      = (*thread)(nil)
-	_ engine.Reporter    = (*reporter)(nil)
+	_ engine.Workload       = (*Script)(nil)
+	_ engine.MainState      = (*Script)(nil)
+	_ engine.SQLReporter    = (*Script)(nil)
+	_ engine.ReportHooks    = (*Script)(nil)
+	_ engine.ConnectionLoss = (*Script)(nil)
+	_ engine.Thread         = (*thread)(nil)
+	_ engine.Reporter       = (*reporter)(nil)
 )
 
 // Init exports the options into the main state and calls init(), then
 // checks that the script can run (it defines event()). What the main
-// state runs from now on counts as thread 0's, as in sysbench.
+// state runs from now on counts as thread 0's, as in sysbench. Its
+// database calls in init() and done() end with the run's context (at
+// the run's deadline), those made outside a run do not.
 func (s *Script) Init(ev *engine.Events) error {
 	s.main.ev = ev
+	s.runCtx = ev.Context()
 	s.main.exportOptions()
-	if _, err := s.main.callGlobal("init"); err != nil {
+	if _, err := s.main.callInRun("init"); err != nil {
 		return err
 	}
 	if s.main.globalFunc("event") == nil {
@@ -36,8 +42,29 @@ func (s *Script) Init(ev *engine.Events) error {
 
 // Done calls done() in the main state.
 func (s *Script) Done() error {
-	_, err := s.main.callGlobal("done")
+	_, err := s.main.callInRun("done")
 	return err
+}
+
+// callInRun calls the global fn of the main state with the run's
+// context as the state's.
+func (st *state) callInRun(fn string) (lua.LValue, error) {
+	st.ctx = st.script.runCtx
+	defer func() { st.ctx = context.Background() }()
+	return st.callGlobal(fn)
+}
+
+// LostConnection is engine.ConnectionLoss: the lost-connection error of
+// the --db-driver driver, or of the driver the script created when it is
+// another; ok is false when it created none.
+func (s *Script) LostConnection() (code, msg string, ignorable, ok bool) {
+	drv := s.drivers.used(s.defaultDriverName())
+	cl, isLoser := drv.(db.ConnectionLoser)
+	if !isLoser {
+		return "", "", false, false
+	}
+	e := cl.LostConnection()
+	return errorCode(e), e.Msg, e.Kind != db.Fatal, true
 }
 
 // SQLMode reports whether any state created an SQL driver.

@@ -104,8 +104,9 @@ type Driver struct {
 }
 
 var (
-	_ db.Driver      = (*Driver)(nil)
-	_ db.ErrorTexter = (*Driver)(nil)
+	_ db.Driver          = (*Driver)(nil)
+	_ db.ErrorTexter     = (*Driver)(nil)
+	_ db.ConnectionLoser = (*Driver)(nil)
 )
 
 func (d *Driver) Name() string { return "mysql" }

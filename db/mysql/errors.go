@@ -133,6 +133,12 @@ func classify(e *db.Error, ignore ignoreList, log *engine.Logger) *db.Error {
 	return e
 }
 
+// LostConnection is db.ConnectionLoser: 2013, as a call whose context
+// ended fails.
+func (d *Driver) LostConnection() *db.Error {
+	return classify(clientError(crServerLost, msgServerLost), d.set.ignore, nil)
+}
+
 func clientError(errno int, msg string) *db.Error {
 	return &db.Error{Errno: errno, State: clientState, Msg: msg}
 }

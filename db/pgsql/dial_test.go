@@ -1,8 +1,13 @@
 package pgsql
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"sbgo/engine"
 )
@@ -95,6 +100,67 @@ func TestIOModes(t *testing.T) {
 		}
 		if len(msgs) == 2 && msgs[0] != msgs[1] {
 			t.Errorf("%s: poller %q, blocking %q", tt.name, msgs[0], msgs[1])
+		}
+	}
+}
+
+// TestConnectToSilentServer: a server that accepts the connection and
+// never answers holds a connect until its context ends, in both io
+// modes: a deadline reads as libpq's connect timeout, a cancellation
+// ends it too. The bound of the wait only keeps a hang from holding the
+// test.
+func TestConnectToSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		var held []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				break
+			}
+			held = append(held, c) // open, silent, until the test ends
+		}
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	defer func() { ln.Close(); <-accepted }()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	for _, mode := range []string{"poller", "blocking"} {
+		for _, deadline := range []bool{true, false} {
+			d := testDriver(t, map[string]string{"pgsql-io-mode": mode, "pgsql-port": port, "pgsql-sslmode": "disable"})
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			if !deadline {
+				cancel()
+				ctx, cancel = context.WithCancel(context.Background())
+				time.AfterFunc(100*time.Millisecond, cancel)
+			}
+			done := make(chan error, 1)
+			go func() {
+				c, err := d.Connect(ctx)
+				if err == nil {
+					c.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				e := asDBError(t, err)
+				if deadline && !strings.HasSuffix(e.Msg, "failed: timeout expired") {
+					t.Errorf("%s: a connect past its deadline says %q", mode, e.Msg)
+				}
+				if e.State != stateUnableToConnect {
+					t.Errorf("%s: SQLSTATE %s, want %s", mode, e.State, stateUnableToConnect)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatalf("%s: the connect outlived its context", mode)
+			}
+			cancel()
 		}
 	}
 }

@@ -48,6 +48,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +131,7 @@ var (
 	_ db.Driver             = (*Driver)(nil)
 	_ db.ErrorTexter        = (*Driver)(nil)
 	_ db.PrepareErrorTexter = (*Driver)(nil)
+	_ db.ConnectionLoser    = (*Driver)(nil)
 	_ db.Conn               = (*conn)(nil)
 	_ db.Rows               = (*rows)(nil)
 	_ db.Stmt               = (*stmt)(nil)
@@ -319,20 +321,78 @@ func prepareConfig(cfg *pgx.ConnConfig) {
 }
 
 // open connects c to its target, recording the address dialled so that a
-// failure names it as libpq does.
+// failure names it as libpq does. The end of ctx closes the sockets the
+// connect dialled (see dialWatch).
 func (c *conn) open(ctx context.Context) error {
 	cfg := c.target.Copy()
 	dial := cfg.DialFunc
-	var dialed string
+	w := &dialWatch{}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		dialed = addr
-		return dial(ctx, network, addr)
+		nc, err := dial(ctx, network, addr)
+		w.add(addr, nc)
+		return nc, err
 	}
+	stop := context.AfterFunc(ctx, w.closeAll)
 	pg, err := pgx.ConnectConfig(ctx, cfg)
+	if !stop() && err == nil {
+		// ctx ended as the connect succeeded: its socket is closed.
+		pg.Close(context.Background())
+		err = ctx.Err()
+	}
+	dialed := w.end()
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err() // what closed the socket
+	}
 	if err != nil {
 		return connectError(cfg, dialed, err)
 	}
 	c.pg = pg
 	c.gen++
 	return nil
+}
+
+// dialWatch holds the sockets a connect dialled, so that the end of the
+// connect's context closes them, and the last address dialled, which a
+// failure names. pgx watches the context itself, but by setting a
+// deadline on the socket, which does not wake a read already waiting on
+// a blocking socket (sockconn.Conn), and only after its cancel request
+// (cancelGrace) otherwise: closing the socket ends the connect at once
+// in either io mode. Dials after the connect (pgx's cancel requests,
+// which use the same DialFunc from goroutines of their own) are not
+// watched.
+type dialWatch struct {
+	mu     sync.Mutex
+	conns  []net.Conn
+	dialed string
+	ended  bool
+}
+
+// add records a dial of addr, which made nc (nil when it failed).
+func (w *dialWatch) add(addr string, nc net.Conn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended {
+		return
+	}
+	w.dialed = addr
+	if nc != nil {
+		w.conns = append(w.conns, nc)
+	}
+}
+
+func (w *dialWatch) closeAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, nc := range w.conns {
+		nc.Close()
+	}
+}
+
+// end stops watching, the connect being over, and returns the last
+// address it dialled ("" if none).
+func (w *dialWatch) end() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended, w.conns = true, nil
+	return w.dialed
 }

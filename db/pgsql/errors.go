@@ -133,6 +133,12 @@ func (d *Driver) queryError(err error, closed bool) *db.Error {
 	return e
 }
 
+// LostConnection is db.ConnectionLoser: 08006, as a call whose context
+// ended fails (see watch.go).
+func (d *Driver) LostConnection() *db.Error {
+	return d.queryError(errAbandoned, true)
+}
+
 // lostMessage words a lost session as libpq would where it can.
 func lostMessage(err error) string {
 	switch {
@@ -195,6 +201,8 @@ func connectError(cfg *pgx.ConnConfig, dialed string, err error) *db.Error {
 				e.Msg += "\n\tIs the server running on that host and accepting TCP/IP connections?"
 			}
 		}
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Msg = where + "timeout expired" // libpq's, for connect_timeout
 	case errors.As(err, &certErr):
 		e.Msg = where + "SSL error: " + certErr.Err.Error()
 	case chainErr != nil:

@@ -127,7 +127,7 @@ func (c *conn) openHandle() error {
 // progress once the context ends; the busy handler ends its waits too.
 func (c *conn) enter(ctx context.Context) error {
 	if c.db == 0 || c.lost {
-		return c.d.lostError()
+		return c.d.LostConnection()
 	}
 	c.callDone = ctx.Done()
 	if c.callDone == nil {
@@ -140,7 +140,7 @@ func (c *conn) enter(ctx context.Context) error {
 	if ctx.Err() != nil {
 		c.inCall.Store(false)
 		c.lost = true
-		return c.d.lostError()
+		return c.d.LostConnection()
 	}
 	return nil
 }
@@ -166,7 +166,7 @@ func (c *conn) leave(err error) error {
 	}
 	if interrupted {
 		c.lost = true
-		return c.d.lostError()
+		return c.d.LostConnection()
 	}
 	return err
 }

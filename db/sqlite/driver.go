@@ -115,6 +115,7 @@ var (
 	_ db.Driver             = (*Driver)(nil)
 	_ db.ErrorTexter        = (*Driver)(nil)
 	_ db.PrepareErrorTexter = (*Driver)(nil)
+	_ db.ConnectionLoser    = (*Driver)(nil)
 	_ db.Conn               = (*conn)(nil)
 	_ db.Stmt               = (*stmt)(nil)
 	_ db.ParamCounter       = (*stmt)(nil)

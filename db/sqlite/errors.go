@@ -115,10 +115,11 @@ func (c *conn) error(rc int32) *db.Error {
 	return c.d.codeError(rc, goString(lib.Xsqlite3_errmsg(c.tls, c.db)))
 }
 
-// lostError is the failure of a call whose context ended: SQLite's
-// SQLITE_INTERRUPT, the counterpart of a lost connection, which asks for
-// a reconnect when --sqlite-ignore-errors lists it.
-func (d *Driver) lostError() *db.Error {
+// LostConnection is the failure of a call whose context ended
+// (db.ConnectionLoser): SQLite's SQLITE_INTERRUPT, the counterpart of a
+// lost connection, which asks for a reconnect when --sqlite-ignore-errors
+// lists it.
+func (d *Driver) LostConnection() *db.Error {
 	e := d.codeError(lib.SQLITE_INTERRUPT, "interrupted")
 	if e.Kind == db.Ignorable {
 		e.Kind = db.Reconnect
