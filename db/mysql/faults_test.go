@@ -82,3 +82,39 @@ func TestRowsCutShort(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectEndingAtItsDeadline: a connect whose context ends as the
+// handshake finishes either fails or gives a session that works;
+// go-sql-driver watches the context until its connect returns, and may
+// close the session it is about to return. The blackhole ends near the
+// deadline, at a different offset each time.
+func TestConnectEndingAtItsDeadline(t *testing.T) {
+	name := scratchDB(t)
+	for _, mode := range []string{"blocking", "go-sql-driver"} {
+		t.Run(mode, func(t *testing.T) {
+			p, err := faultproxy.New("127.0.0.1:3306")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			d, _ := newDriver(t, rootArgs(name, "mysql-port", strconv.Itoa(p.Port()), "mysql-io-mode", mode)...)
+			const limit = 40 * time.Millisecond
+			for i := range 40 {
+				p.Blackhole(true)
+				ctx, cancel := context.WithTimeout(context.Background(), limit)
+				lift := time.AfterFunc(limit-time.Duration(i)*250*time.Microsecond, func() { p.Blackhole(false) })
+				c, err := d.Connect(ctx)
+				cancel()
+				lift.Stop()
+				p.Blackhole(false)
+				if err != nil {
+					continue // timed out: fine
+				}
+				if _, err := c.Query(context.Background(), "SELECT 1"); err != nil {
+					t.Fatalf("offset %d: the connect succeeded, then the session failed: %v", i, err)
+				}
+				c.Close()
+			}
+		})
+	}
+}
