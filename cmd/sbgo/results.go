@@ -115,7 +115,7 @@ func (inv *invocation) resultsDocument(steps []engine.RunSummary, started time.T
 		Start:         start,
 		End:           end,
 		Host:          results.Host{Name: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
-		Server:        inv.resultsServer(),
+		Server:        inv.resultsServer(steps),
 	}
 }
 
@@ -203,8 +203,11 @@ const serverTimeout = 5 * time.Second
 
 // resultsServer describes the database the run used, when it used one:
 // the driver, the host and port from the options, and the version the
-// server reports (empty when it cannot be asked).
-func (inv *invocation) resultsServer() *results.Server {
+// server reports (empty when it cannot be asked). The server is not
+// asked after a run whose deadline abandoned events: it was not
+// answering then, and the question would hold the process up to
+// serverTimeout past that deadline.
+func (inv *invocation) resultsServer(steps []engine.RunSummary) *results.Server {
 	if !inv.script.SQLMode() {
 		return nil
 	}
@@ -220,6 +223,11 @@ func (inv *invocation) resultsServer() *results.Server {
 	default:
 		srv.Host = firstItem(optionText(inv.opts, "mysql-host"))
 		srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, "mysql-port")))
+	}
+	for _, s := range steps {
+		if s.Abandoned > 0 {
+			return srv
+		}
 	}
 	srv.Version = serverVersion(inv.opts, name)
 	return srv
