@@ -278,13 +278,15 @@ func injectWhenRunning(p *faultproxy.Proxy, f fault, at time.Time) {
 	f.inject(p)
 }
 
-// totalTime is the report's total time, for the log: an acceptance
-// figure (docs/reliability.md), not something a test decides on.
-func totalTime(out string) string {
-	if m := regexp.MustCompile(`total time: +([0-9.]+)s`).FindStringSubmatch(out); m != nil {
-		return m[1]
+// String is the run's figures for the log: acceptance figures
+// (docs/reliability.md), not something a test decides on.
+func (r faultRun) String() string {
+	total := "?"
+	if m := regexp.MustCompile(`total time: +([0-9.]+)s`).FindStringSubmatch(r.out); m != nil {
+		total = m[1]
 	}
-	return "?"
+	return fmt.Sprintf("%d transactions, %d reconnects, %d ambiguous commits, %d connections, report %s s, exit %.2f s",
+		r.trx, r.reconnects, r.ambiguous, r.conns, total, r.wall.Seconds())
 }
 
 // Bank sizes: the accounts and what each starts with.
@@ -324,8 +326,7 @@ func checkBank(t *testing.T, srv faultServer, f fault, run faultRun) {
 	if !f.loses && !f.abandons && n != 0 || f.abandons && n > faultThreads {
 		t.Errorf("%s: %d ignored errors\n%s", f.name, n, run.out)
 	}
-	t.Logf("%s: %d transactions, %d logged, %d reconnects, %d ambiguous commits, %d connections, report %s s, exit %.2f s",
-		f.name, run.trx, rows, run.reconnects, run.ambiguous, run.conns, totalTime(run.out), run.wall.Seconds())
+	t.Logf("%s: %d logged, %s", f.name, rows, run)
 }
 
 // bankArgs is the bank workload at the suite's size.
@@ -376,8 +377,7 @@ func testFaultOLTP(t *testing.T, srv faultServer) {
 			if reads < 14*run.trx || rest < 6*run.trx {
 				t.Errorf("%s: %d reads and %d other queries for %d transactions\n%s", f.name, reads, rest, run.trx, run.out)
 			}
-			t.Logf("%s: %d transactions, %d reconnects, %d ambiguous commits, %d connections, report %s s, exit %.2f s",
-				f.name, run.trx, run.reconnects, run.ambiguous, run.conns, totalTime(run.out), run.wall.Seconds())
+			t.Logf("%s: %s", f.name, run)
 		})
 	}
 }

@@ -21,18 +21,12 @@ func TestCommitInDoubt(t *testing.T) {
 	mustQuery(t, admin, "INSERT INTO t VALUES (1, 0)")
 	for i, mode := range []string{"auto", "go-sql-driver"} {
 		t.Run(mode, func(t *testing.T) {
-			p, err := faultproxy.New("127.0.0.1:3306")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			c, _ := connect(t, name, "mysql-port", strconv.Itoa(p.Port()),
-				"mysql-ignore-errors", "2013,2006", "mysql-io-mode", mode)
+			p, c := connectProxied(t, name, mode)
 			want := strconv.Itoa(i + 1)
 			mustQuery(t, c, "BEGIN")
 			mustQuery(t, c, "UPDATE t SET v = "+want+" WHERE id = 1")
 			p.CutAfterSending([]byte("COMMIT"))
-			_, err = c.Query(context.Background(), "COMMIT")
+			_, err := c.Query(context.Background(), "COMMIT")
 			if e := asDBError(t, err); e.Errno != 2013 || e.Kind != db.Reconnect || !e.InDoubt {
 				t.Fatalf("COMMIT cut after sending: %+v; want 2013, Reconnect, in doubt", e)
 			}
@@ -62,20 +56,14 @@ func TestRowsCutShort(t *testing.T) {
 	name := scratchDB(t)
 	for _, mode := range []string{"blocking", "poller", "go-sql-driver"} {
 		t.Run(mode, func(t *testing.T) {
-			p, err := faultproxy.New("127.0.0.1:3306")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			c, _ := connect(t, name, "mysql-port", strconv.Itoa(p.Port()),
-				"mysql-ignore-errors", "2013,2006", "mysql-io-mode", mode)
+			p, c := connectProxied(t, name, mode)
 			st := mustPrepare(t, c, "SELECT REPEAT('x', ?) FROM seq_1_to_100")
 			arg := db.Value{Type: db.ParamInt, I: 1000} // 100 kB of rows
 			p.TruncateNext()
 			if res, err := st.Execute(context.Background(), []db.Value{arg}); err == nil {
 				res.Rows.Close() // the rows are cut: the session is lost here
 			}
-			_, err = st.Execute(context.Background(), []db.Value{arg})
+			_, err := st.Execute(context.Background(), []db.Value{arg})
 			if e := asDBError(t, err); (e.Errno != 2006 && e.Errno != 2013) || e.Kind != db.Reconnect {
 				t.Fatalf("execute after rows cut short: %+v; want 2006 or 2013, a reconnect", e)
 			}
@@ -92,11 +80,7 @@ func TestConnectEndingAtItsDeadline(t *testing.T) {
 	name := scratchDB(t)
 	for _, mode := range []string{"blocking", "go-sql-driver"} {
 		t.Run(mode, func(t *testing.T) {
-			p, err := faultproxy.New("127.0.0.1:3306")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := newFaultProxy(t)
 			d, _ := newDriver(t, rootArgs(name, "mysql-port", strconv.Itoa(p.Port()), "mysql-io-mode", mode)...)
 			const limit = 40 * time.Millisecond
 			for i := range 40 {
@@ -117,4 +101,26 @@ func TestConnectEndingAtItsDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newFaultProxy is a fault proxy to the local server, closed when the
+// test ends.
+func newFaultProxy(t *testing.T) *faultproxy.Proxy {
+	t.Helper()
+	p, err := faultproxy.New("127.0.0.1:3306")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// connectProxied opens a session as root to dbName through a new fault
+// proxy, in io mode mode, with the lost-connection errors ignored.
+func connectProxied(t *testing.T, dbName, mode string) (*faultproxy.Proxy, db.Conn) {
+	t.Helper()
+	p := newFaultProxy(t)
+	c, _ := connect(t, dbName, "mysql-port", strconv.Itoa(p.Port()),
+		"mysql-ignore-errors", "2013,2006", "mysql-io-mode", mode)
+	return p, c
 }
