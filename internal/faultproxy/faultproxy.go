@@ -1,7 +1,8 @@
 // Package faultproxy is a TCP proxy for tests that need a database server
 // to misbehave: it forwards connections to a real server and, on request,
 // stops forwarding (a blackhole), cuts every connection, refuses new ones
-// for a while, adds latency, or truncates a reply mid-packet.
+// for a while, adds latency, truncates a reply mid-packet, or loses the
+// answer to a request the server received.
 //
 // It is test infrastructure: the faults act on whole chunks as read from
 // the sockets, not on protocol packets, which is what a network or a
