@@ -118,15 +118,16 @@ var apiExcluded = map[string]bool{
 
 // apiClamps bound the arguments that legitimately make a call run for as
 // long, or allocate as much, as they say: counts of repetitions, rows,
-// statements and histogram buckets, string lengths, and sleeps. A number
-// above the bound, or a string Lua would read as one, is passed as the
-// bound; other values pass as they are, so their type checks are still
-// fuzzed.
+// statements and histogram buckets, string lengths, ranges of elements,
+// and sleeps. A number beyond the bound (or a string Lua would read as
+// one) is passed as the bound with its sign; other values pass as they
+// are, so their type checks are still fuzzed.
 var apiClamps = map[string]map[int]float64{
 	"string.rep":              {2: 1024},
 	"sysbench.rand.varstring": {2: 4096},
 	"sysbench.histogram.new":  {1: 4096},
 	"ffi.C.sleep":             {1: 0.001},
+	"table.move":              {2: 1e5, 3: 1e5}, // copies e - f + 1 elements, as LuaJIT's
 	"ffi.C.usleep":            {1: 1000},
 	"@" + sqlConnType + ".__index._bulk_insert_random_rows": {2: 64},
 	"@" + sqlStmtType + ".__index._execute_random":          {2: 64},
@@ -447,7 +448,8 @@ func resolvePath(L *lua.LState, path []string) lua.LValue {
 	return v
 }
 
-// clampArg bounds v when it is a number, or a string Lua reads as one.
+// clampArg bounds v's magnitude when it is a number, or a string Lua
+// reads as one.
 func clampArg(v lua.LValue, bound float64) lua.LValue {
 	var f float64
 	switch x := v.(type) {
@@ -461,8 +463,11 @@ func clampArg(v lua.LValue, bound float64) lua.LValue {
 	default:
 		return v
 	}
-	if f > bound || math.IsInf(f, 0) {
+	switch {
+	case f > bound || math.IsInf(f, 1):
 		return lua.LNumber(bound)
+	case f < -bound || math.IsInf(f, -1):
+		return lua.LNumber(-bound)
 	}
 	return v
 }

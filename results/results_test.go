@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"sbgo/results/schema"
 )
 
 // example is a document with every field set, as a run of two steps
@@ -62,7 +64,7 @@ func TestDocumentRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(data); err != nil {
+	if err := schema.Validate(data); err != nil {
 		t.Fatalf("the written document does not validate: %v\n%s", err, data)
 	}
 	back, err := ReadFile(path)
@@ -108,7 +110,7 @@ func TestEmptyListsAreArrays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(data); err != nil {
+	if err := schema.Validate(data); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	if doc.Steps[0].Errors != nil || doc.Options != nil {
@@ -124,7 +126,7 @@ func TestSchemaRefuses(t *testing.T) {
 		{"unknown field", `{"schema_version":1,"extra":1}`},
 		{"not an object", `[1,2]`},
 	} {
-		if err := Validate([]byte(tc.json)); err == nil {
+		if err := schema.Validate([]byte(tc.json)); err == nil {
 			t.Errorf("%s: validates", tc.name)
 		}
 	}
@@ -180,7 +182,7 @@ func TestWriteStdout(t *testing.T) {
 	if err := WriteFile("-", example(t), &b); err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate([]byte(b.String())); err != nil {
+	if err := schema.Validate([]byte(b.String())); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
--- pgbench_tpcb: the load of PostgreSQL's pgbench, on PostgreSQL and on
--- MySQL/MariaDB, so that a study that pairs sysbench with pgbench runs
--- both with one tool and one set of reports.
+-- pgbench_tpcb: the load of PostgreSQL's pgbench, on PostgreSQL, on
+-- MySQL/MariaDB and on SQLite, so that a study that pairs sysbench with
+-- pgbench runs both with one tool and one set of reports.
 --
 --   prepare  pgbench -i: the four pgbench_* tables, their row counts per
 --            --scale, column types, fillers and primary keys; parallel
@@ -72,7 +72,8 @@ local TABLES = {
 -- primary keys come after the load, as in pgbench, and --fillfactor is
 -- a storage parameter. On MySQL the key is declared with the table:
 -- InnoDB stores rows in primary-key order, so a key added later would
--- rebuild the table; InnoDB has no per-table fill factor.
+-- rebuild the table; InnoDB has no per-table fill factor. SQLite, which
+-- cannot add a primary key to a table, declares it as MySQL does.
 local function create_tables(con, pg)
   local fillfactor = sysbench.opt.fillfactor
   if fillfactor < 10 or fillfactor > 100 then
@@ -155,8 +156,8 @@ local function insert_accounts(con, pg, tid, threads)
 end
 
 -- finish_tables does what pgbench -i does after the load, table by table,
--- each table in one thread: vacuum and analyze (ANALYZE TABLE on MySQL),
--- then the primary key on PostgreSQL.
+-- each table in one thread: vacuum and analyze (ANALYZE TABLE on MySQL,
+-- ANALYZE on SQLite), then the primary key on PostgreSQL.
 local function finish_tables(con, pg, tid, threads)
   for i, t in ipairs(TABLES) do
     if (i - 1) % threads == tid then
@@ -166,6 +167,8 @@ local function finish_tables(con, pg, tid, threads)
           print(string.format("Creating a primary key on '%s'...", t.name))
           con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t.name, t.key))
         end
+      elseif sysbench.sql.driver():name() == "sqlite" then
+        con:query("ANALYZE " .. t.name)
       else
         con:query("ANALYZE TABLE " .. t.name)
       end
@@ -281,13 +284,24 @@ local transaction
 -- first ones prepared: a plain call saves a metatable lookup per call.
 local stmt_execute, param_set
 
+-- begin_sql is the BEGIN of the writing transactions. SQLite's is BEGIN
+-- IMMEDIATE, which waits for the database's one write lock before the
+-- transaction reads: after a plain BEGIN, a transaction whose snapshot
+-- another writer made stale fails with SQLITE_BUSY_SNAPSHOT.
+local function begin_sql()
+  if sysbench.sql.driver():name() == "sqlite" then
+    return "BEGIN IMMEDIATE"
+  end
+  return STATEMENTS.begin.sql
+end
+
 -- prepare_statement prepares a statement of STATEMENTS at its first
 -- use, as pgbench -M prepared does: the statements after BEGIN are then
 -- prepared inside the first transaction, and the server counts the same
 -- transactions for both tools.
 local function prepare_statement(name)
   local def = STATEMENTS[name]
-  local s = con:prepare(def.sql)
+  local s = con:prepare(name == "begin" and begin_sql() or def.sql)
   local bound = {}
   for i = 1, #def.params do
     bound[i] = s:bind_create(sysbench.sql.type.INT)

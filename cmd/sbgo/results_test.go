@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sbgo/results"
+	"sbgo/results/schema"
 )
 
 // resultsSecret is the password the results tests connect with: a string
@@ -33,7 +34,7 @@ func checkResultsSteps(t *testing.T, path string, steps int, outputs ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := results.Validate(data); err != nil {
+	if err := schema.Validate(data); err != nil {
 		t.Fatalf("the results file does not validate: %v\n%s", err, data)
 	}
 	for i, text := range append(outputs, string(data)) {
@@ -226,7 +227,7 @@ func TestResultsFileStdout(t *testing.T) {
 	if r.code != 0 || i < 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
 	}
-	if err := results.Validate([]byte(r.stdout[i:])); err != nil {
+	if err := schema.Validate([]byte(r.stdout[i:])); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,4 +1,10 @@
-package results
+// Package schema checks results files against their JSON Schema.
+//
+// It is a package of its own, imported by tests and tools only, so that
+// the sbgo binary does not link the JSON Schema library: that library
+// compiles every draft's metaschema in its init, which every start of
+// sbgo would pay for (docs/performance.md, "Start-up").
+package schema
 
 import (
 	"bytes"
@@ -9,14 +15,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// SchemaJSON is the JSON Schema of the document (docs/results.md describes
+// JSON is the JSON Schema of the document (docs/results.md describes
 // it field by field).
 //
 //go:embed schema.json
-var SchemaJSON []byte
+var JSON []byte
 
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSON))
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +42,7 @@ func Validate(data []byte) error {
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrNotResults, err)
+		return fmt.Errorf("not JSON: %w", err)
 	}
 	return schema.Validate(v)
 }
