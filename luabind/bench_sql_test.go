@@ -17,7 +17,8 @@ import (
 // BenchmarkWorkloadEvent runs b.N events of a bundled OLTP workload in
 // one worker through the real engine, against the local servers, and
 // reports events per second and allocations per event: one point select
-// (oltp_point_select) and one oltp_read_only transaction, on MariaDB and
+// (oltp_point_select, also with --db-timeout, whose timer is re-armed per
+// statement) and one oltp_read_only transaction, on MariaDB and
 // PostgreSQL. The tables (1 x 10 000 rows) live in a database of their
 // own, sbgo_bench, created and prepared on the first run; a server that
 // is not there skips its benchmarks.
@@ -64,6 +65,9 @@ func BenchmarkWorkloadEvent(b *testing.B) {
 					benchWorkload(b, w, args)
 				})
 			}
+			b.Run("oltp_point_select_db_timeout", func(b *testing.B) {
+				benchWorkload(b, "oltp_point_select", append(args, "--db-timeout=10"))
+			})
 		})
 	}
 }

@@ -17,14 +17,7 @@ import (
 // always a reconnect) makes the event reconnect and run again, and the
 // run counts one reconnect and every event.
 func TestFakeDBTimeoutRestartsOnNewConnection(t *testing.T) {
-	f := loadFake(t, "run", `
-function thread_init()
-  con = sysbench.sql.driver():connect()
-end
-function event()
-  con:query("SLOW")
-end
-`, "--db-timeout=0.05")
+	f := loadFake(t, "run", fakeHeldEvent, "--db-timeout=0.05")
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
 	f.srv.Add(&dbtest.Rule{Match: dbtest.Exact("SLOW"), Calls: dbtest.Nth(2), Reply: dbtest.Reply{Block: block}})

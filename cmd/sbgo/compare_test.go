@@ -241,8 +241,8 @@ func prepareOLTP(t *testing.T, conn []string) {
 func sweepRun(t *testing.T, dir string, conn []string, workload, label string) string {
 	t.Helper()
 	path := filepath.Join(dir, label+"-"+workload+".json")
-	args := withArgs([]string{workload, "--tables=1", "--table-size=1000", "--threads=1,2,4", "--time=1",
-		"--results-label=" + label, "--results-file=" + path}, conn...)
+	args := withArgs(withArgs([]string{workload, "--tables=1", "--table-size=1000", "--threads=1,2,4", "--time=1",
+		"--results-label=" + label, "--results-file=" + path}, wlTimedIgnore...), conn...)
 	if r := runBinary(t, sbgoBinary, append(args, "run")...); r.code != 0 {
 		t.Fatalf("%s: exit %d\n%s%s", workload, r.code, r.stdout, r.stderr)
 	}

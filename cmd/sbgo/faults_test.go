@@ -202,11 +202,8 @@ func runFaulty(t *testing.T, srv faultServer, f fault, script []string) faultRun
 		t.Fatalf("prepare: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	t.Cleanup(func() { runBinary(t, sbgoBinary, append(direct, "cleanup")...) })
-	p, err := faultproxy.New(srv.target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := startProxy(t, srv.target)
+	defer p.Close() // before the checks: no session left open
 	resultsFile := filepath.Join(t.TempDir(), "results.json")
 	args := append(withArgs(script, srv.conn(p.Port(), f.clearText)...), f.args...)
 	args = append(args, "--threads="+strconv.Itoa(faultThreads), faultTime, "--results-file="+resultsFile, "run")

@@ -386,7 +386,7 @@ func TestPrometheusMySQL(t *testing.T) {
 	}
 	defer runBinary(t, sbgoBinary, append(base, "cleanup")...)
 	addr := freeAddr(t)
-	out, done, code := startWatched(t, append(withArgs(base, "--threads=2", "--time=3", "--prometheus="+addr), "run")...)
+	out, done, code := startWatched(t, append(withArgs(withArgs(base, wlTimedIgnore...), "--threads=2", "--time=3", "--prometheus="+addr), "run")...)
 	scrapes := scrapeUntil(t, addr, out, done, func(*scrapeResult, string) bool { return false })
 	<-done
 	if *code != 0 || len(scrapes) < 3 {

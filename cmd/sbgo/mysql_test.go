@@ -107,19 +107,23 @@ func TestMySQLConnectionErrors(t *testing.T) {
 // transaction: both rows end equal to the number of transactions.
 func TestMySQLDeadlocksAreIgnored(t *testing.T) {
 	needMySQL(t)
-	checkDeadlocksIgnored(t, mysqlArgs, "3")
+	checkDeadlocksIgnored(t, mysqlArgs, "40")
 }
 
 // checkDeadlocksIgnored runs deadlock.lua with the driver options conn for
-// seconds: it must finish, count ignored errors, and leave both rows equal
-// to the number of transactions.
-func checkDeadlocksIgnored(t *testing.T, conn []string, seconds string) {
+// a number of events: it must finish, count ignored errors, and leave both
+// rows equal to the number of transactions. The events, not the time,
+// end the run, which therefore has no deadline: at a time limit, an event
+// waiting for PostgreSQL's deadlock detection (a second) would be
+// abandoned, and done(), which reads the rows, would find the run's
+// context ended.
+func checkDeadlocksIgnored(t *testing.T, conn []string, events string) {
 	t.Helper()
 	if r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, conn...), "prepare")...); r.code != 0 {
 		t.Fatalf("prepare: exit %d\n%s", r.code, r.stdout)
 	}
 	defer runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua"}, conn...), "cleanup")...)
-	r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua", "--threads=2", "--time=" + seconds}, conn...), "run")...)
+	r := runBinary(t, sbgoBinary, append(withArgs([]string{"deadlock.lua", "--threads=2", "--events=" + events, "--time=120"}, conn...), "run")...)
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stdout)
 	}
@@ -185,7 +189,7 @@ func killSessions(t *testing.T, admin *sql.DB, schema string) int {
 
 // startProxy is a fault proxy to target, closed when the test ends;
 // closing it drops every connection, as a server whose port closes does.
-func startProxy(t *testing.T, target string) *faultproxy.Proxy {
+func startProxy(t testing.TB, target string) *faultproxy.Proxy {
 	t.Helper()
 	p, err := faultproxy.New(target)
 	if err != nil {

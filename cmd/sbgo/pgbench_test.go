@@ -295,7 +295,7 @@ func TestPgbenchCheck(t *testing.T) {
 	base := append(append([]string{"pgbench_tpcb"}, d.args()...), "--scale=1")
 	cmd := func(args ...string) []string { return append(append([]string{}, base...), args...) }
 	run := func(mode string) {
-		r := wlMust(t, sbgoBinary, nil, cmd("--threads=4", "--time=2", "--pgbench-mode="+mode, "run")...)
+		r := wlMust(t, sbgoBinary, nil, cmd("--threads=4", "--events=400", "--pgbench-mode="+mode, "run")...)
 		if n := reportNumber(t, r.stdout, "transactions"); n == 0 {
 			t.Fatalf("%s: no transactions:\n%s", mode, r.stdout)
 		}

@@ -81,7 +81,7 @@ func TestPgSQLConnectionErrors(t *testing.T) {
 // ever committed.
 func TestPgSQLDeadlocksAreIgnored(t *testing.T) {
 	needPgSQL(t)
-	checkDeadlocksIgnored(t, pgsqlArgs, "4")
+	checkDeadlocksIgnored(t, pgsqlArgs, "8")
 }
 
 // TestPgSQLTerminatedBackendsReconnect: pg_terminate_backend of sbgo's

@@ -62,7 +62,7 @@ func (c *sqlDriverConn) Query(ctx context.Context, query string) (db.Result, err
 		if err != nil {
 			return db.Result{}, c.fail(err, true)
 		}
-		return c.rowsResult(dr), nil
+		return c.rowsResult(dr, ctx.Done() != nil), nil
 	}
 	var res driver.Result
 	var err error
@@ -88,8 +88,10 @@ func (c *sqlDriverConn) execResult(res driver.Result) db.Result {
 }
 
 // rowsResult makes dr the open result, or closes it when it has no
-// columns (a statement of the query path that answered OK).
-func (c *sqlDriverConn) rowsResult(dr driver.Rows) db.Result {
+// columns (a statement of the query path that answered OK). watched
+// tells whether go-sql-driver watches the call's context (see
+// rows.Close).
+func (c *sqlDriverConn) rowsResult(dr driver.Rows, watched bool) db.Result {
 	n := len(dr.Columns())
 	if c.debug() {
 		c.logf("mysql_num_fields(%p) = %d", c, n)
@@ -98,7 +100,7 @@ func (c *sqlDriverConn) rowsResult(dr driver.Rows) db.Result {
 		dr.Close()
 		return db.Result{}
 	}
-	r := &rows{c: c, dr: dr, n: n}
+	r := &rows{c: c, dr: dr, n: n, watched: watched}
 	c.cur = r
 	return db.Result{Rows: r}
 }
@@ -127,7 +129,7 @@ func (c *sqlDriverConn) NextResult(ctx context.Context) (db.Result, bool, error)
 	}
 	// The old handle is spent; the driver rows live on in the new one.
 	r.closed = true
-	nr := &rows{c: c, dr: r.dr, n: len(r.dr.Columns())}
+	nr := &rows{c: c, dr: r.dr, n: len(r.dr.Columns()), watched: r.watched}
 	c.cur = nr
 	return db.Result{Rows: nr}, true, nil
 }
@@ -262,7 +264,7 @@ func (s *stmt) run() (db.Result, error) {
 		if err != nil {
 			return db.Result{}, c.fail(err, true)
 		}
-		return c.rowsResult(dr), nil
+		return c.rowsResult(dr, false), nil
 	}
 	res, err := s.ds.Exec(s.vals)
 	if err != nil {
@@ -287,7 +289,7 @@ func (s *stmt) runContext(ctx context.Context) (db.Result, error) {
 		if err != nil {
 			return db.Result{}, c.fail(err, true)
 		}
-		return c.rowsResult(dr), nil
+		return c.rowsResult(dr, true), nil
 	}
 	res, err := s.ds.ExecContext(ctx, named)
 	if err != nil {
@@ -338,6 +340,9 @@ type rows struct {
 	n      int
 	done   bool // all rows read, or reading failed
 	closed bool
+	// watched: go-sql-driver watches the context of the call that
+	// opened the rows, until they are closed.
+	watched bool
 }
 
 func (r *rows) NumFields() int { return r.n }
@@ -399,6 +404,18 @@ func (r *rows) Close() error {
 	r.closed = true
 	if r.c.cur == r {
 		r.c.cur = nil
+	}
+	if r.watched && !r.done {
+		// go-sql-driver stops watching the context before it skips
+		// the rows left, so a server that stops sending would hold
+		// the skip for ever: they are read while it still watches.
+		dest := r.c.dest[:0]
+		if cap(dest) < r.n {
+			dest = make([]driver.Value, r.n)
+			r.c.dest = dest
+		}
+		for r.dr.Next(dest[:r.n]) == nil {
+		}
 	}
 	if err := r.dr.Close(); err != nil {
 		return r.c.fail(err, false)

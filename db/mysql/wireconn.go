@@ -54,6 +54,7 @@ func (c *wireConn) release() {
 	if c.more {
 		c.drainResults()
 	}
+	c.commandDone()
 }
 
 // Query runs a text query with COM_QUERY (several statements separated
@@ -78,7 +79,7 @@ func (c *wireConn) Query(ctx context.Context, query string) (db.Result, error) {
 	if err != nil {
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
-	stop()
+	c.commandDone()
 	return res, nil
 }
 
@@ -292,8 +293,13 @@ func (c *wireConn) drainResults() {
 
 // watch closes the session's socket if ctx is cancelled while a command
 // waits for the server, as go-sql-driver does: the blocked read then
-// fails and the session is lost. stop must be called when the command is
-// over; a context that cannot be cancelled costs nothing.
+// fails and the session is lost. A command is over when the whole of its
+// answer is read: its result set's rows, and the results that follow,
+// may be read after its call has returned (Rows.Next, the next call's
+// release), and the watch covers them too, so that a server that stops
+// sending in the middle of a result cannot hold the session past its
+// context. commandDone, or stop on a failure, ends the watch of the
+// command; a context that cannot be cancelled costs nothing.
 //
 // Callers pass the same context call after call (a worker's run
 // context), so the watch is registered once per session and context, not
@@ -325,6 +331,15 @@ func (c *wireConn) watch(ctx context.Context) (stop func() bool) {
 		nc.Close()
 	}
 	return c.idle
+}
+
+// commandDone ends the watch of the command in progress once nothing of
+// its answer is left to read (see watch).
+func (c *wireConn) commandDone() {
+	if c.more || c.cur != nil && !c.cur.done {
+		return
+	}
+	c.busy.Store(false)
 }
 
 // endWatch ends the watch of the last context, if any.

@@ -133,8 +133,10 @@ func (r *wireRows) nextPacket() ([]byte, error) {
 		return nil, c.lostNow(err, true)
 	case end:
 		c.more = status&statusMoreResults != 0
+		c.commandDone()
 		return nil, nil
 	case len(p) > 0 && p[0] == 0xff:
+		c.commandDone()
 		return nil, c.fail(serverError(p), true)
 	}
 	return nil, c.lostNow(errMalformed, true)

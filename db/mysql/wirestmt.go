@@ -67,7 +67,7 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 		s.sentTypes = nil
 		return db.Result{}, c.lost(ctx, stop, err, true)
 	}
-	stop()
+	c.commandDone()
 	return res, nil
 }
 
