@@ -266,11 +266,16 @@ func (p *Proxy) forward(c *pipe, src, dst net.Conn, fromServer bool) {
 				return
 			}
 			out, cut := buf[:n], false
-			if fromServer && p.truncate.CompareAndSwap(true, false) {
+			switch {
+			case fromServer && c.muted.Load():
+				return // the answer to a CutAfterSending chunk
+			case fromServer && p.truncate.CompareAndSwap(true, false):
 				out, cut = buf[:n/2], true
-			}
-			if !fromServer {
-				cut = p.sendsPattern(out)
+			case !fromServer && p.sendsPattern(out):
+				// Muted before the server can have the chunk, so
+				// that no part of its answer gets through.
+				c.muted.Store(true)
+				cut = true
 			}
 			if _, werr := dst.Write(out); werr != nil || cut {
 				return
@@ -326,6 +331,7 @@ type pipe struct {
 	client, server net.Conn
 	once           sync.Once
 	dead           chan struct{}
+	muted          atomic.Bool // nothing more goes to the client
 }
 
 func (c *pipe) close() {
