@@ -241,8 +241,10 @@ func checkRun(t *testing.T, f fault, run faultRun) {
 		t.Errorf("%s: no transaction\n%s", f.name, run.out)
 	}
 	doc := checkResultsFile(t, run.results, run.out)
-	// After an outage at the deadline the server is not asked its version.
-	if asked := doc.Server.Version != ""; asked == f.abandons {
+	// After events abandoned at the deadline the server is not asked its
+	// version; otherwise it answers.
+	abandoned := strings.Contains(run.out, "in flight abandoned")
+	if asked := doc.Server.Version != ""; asked == abandoned {
 		t.Errorf("%s: server version %q in the results file", f.name, doc.Server.Version)
 	}
 	got := doc.Steps[0].Totals
@@ -259,8 +261,11 @@ func checkRun(t *testing.T, f fault, run faultRun) {
 	if !f.loses && run.reconnects != 0 {
 		t.Errorf("%s: reconnects without a lost session\n%s", f.name, run.out)
 	}
-	if abandoned := strings.Contains(run.out, "in flight abandoned"); abandoned != f.abandons {
-		t.Errorf("%s: events abandoned at the deadline: %v, want %v\n%s", f.name, abandoned, f.abandons, run.out)
+	// A healthy run may have an event in flight at the deadline too (a
+	// lock wait on a loaded machine, a deadlock PostgreSQL detects
+	// after 1 s): only the blackhole must leave some.
+	if f.abandons && !abandoned {
+		t.Errorf("%s: no event abandoned at the deadline\n%s", f.name, run.out)
 	}
 }
 
