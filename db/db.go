@@ -67,6 +67,12 @@ type Error struct {
 	State string // SQLSTATE ("HY000" for MySQL client errors)
 	Msg   string // the server's or client's message
 	Kind  Kind
+	// InDoubt says the session was lost after the statement was sent, or
+	// while sending it: the server may have run it, and the client
+	// cannot know. For a COMMIT that is a transaction that may or may
+	// not have committed. A statement that never left the client (the
+	// session was found closed) is not in doubt.
+	InDoubt bool
 }
 
 func (e *Error) Error() string {

@@ -20,6 +20,11 @@ const (
 	CounterEvent
 	CounterError
 	CounterReconnect
+	// CounterAmbiguousCommit is sbgo's own: COMMITs whose session was
+	// lost after they were sent, so that the client cannot know whether
+	// they committed (db.Error.InDoubt). Not one of sysbench's, so
+	// scripts cannot reach it through ffi.C.sb_counter_inc.
+	CounterAmbiguousCommit
 	numCounters
 )
 

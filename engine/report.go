@@ -87,6 +87,10 @@ func WriteSQLStatistics(l *Logger, s *Stats) {
 		s.Errors, cFixed(float64(s.Errors)/sec, 0, 2))
 	l.Logf(LevelNotice, "    reconnects:                          %-6d (%s per sec.)",
 		s.Reconnects, cFixed(float64(s.Reconnects)/sec, 0, 2))
+	if s.AmbiguousCommits > 0 { // sbgo's own line, absent in sysbench's report
+		l.Logf(LevelNotice, "    ambiguous commits:                   %-6d (%s per sec.)",
+			s.AmbiguousCommits, cFixed(float64(s.AmbiguousCommits)/sec, 0, 2))
+	}
 }
 
 // WriteGeneralStatistics writes the general statistics, latency and

@@ -320,6 +320,12 @@ func TestReportGolden(t *testing.T) {
 		{"cumulative_sql_wide", 3, func(l *Logger) { WriteCumulative(l, wide, true, 95) }},
 		// Plain report with percentile stats disabled.
 		{"cumulative_pct0", 3, func(l *Logger) { WriteCumulative(l, wide, false, 0) }},
+		// Commits whose answer was lost: sbgo's own line after reconnects.
+		{"sql_ambiguous_commits", 3, func(l *Logger) {
+			s := *wide
+			s.Reconnects, s.AmbiguousCommits = 4, 3
+			WriteSQLStatistics(l, &s)
+		}},
 		// No events at all: zeros, not NaN.
 		{"cumulative_empty", 3, func(l *Logger) {
 			WriteCumulative(l, &Stats{TimeTotal: 0.0018, TimeInterval: 0.0018, LatencyPct: latencyMinMs / 1000,

@@ -825,6 +825,7 @@ func sumCounters(s *Stats, cur, prev []snapshot) {
 	s.Other = c[CounterOther]
 	s.Errors = c[CounterError]
 	s.Reconnects = c[CounterReconnect]
+	s.AmbiguousCommits = c[CounterAmbiguousCommit]
 }
 
 // elapsed is the time since the start of the measured run.

@@ -137,7 +137,9 @@ type RunSummary struct {
 	// Interrupted is true when SIGINT or SIGTERM stopped the run: a
 	// sweep then ends whatever --sweep-continue says.
 	Interrupted bool
-	Threads     int
+	// Abandoned is the number of events the run's deadline gave up.
+	Abandoned int64
+	Threads   int
 	// Totals are the numbers of the final text report (nil when the run
 	// never started).
 	Totals    *Stats
@@ -397,6 +399,7 @@ func (r *Run) Summary() RunSummary {
 	r.startMu.Unlock()
 	s.Interrupted = r.interrupted.Load()
 	cut := r.cutEvents.Load()
+	s.Abandoned = cut
 	s.Complete = r.final != nil && r.joined && !r.failed.Load() && !s.Interrupted && cut == 0
 	switch {
 	case s.Complete:

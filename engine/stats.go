@@ -10,6 +10,9 @@ type Stats struct {
 	LatencyPct     float64 // the --percentile latency, seconds
 
 	Events, Reads, Writes, Other, Errors, Reconnects uint64
+	// AmbiguousCommits counts CounterAmbiguousCommit: commits whose
+	// outcome the client never learnt (docs/reliability.md, "Outages").
+	AmbiguousCommits uint64
 
 	QueueLength, Concurrency int // only with --rate
 

@@ -71,10 +71,14 @@ func (st *state) abandonedError(L *lua.LState, err error) {
 
 // sqlFailure builds sysbench's error descriptor (also the global
 // errdesc), decides whether the error is ignorable and counts the
-// failure (countFailure).
+// failure (countFailure), and an ambiguous commit for a COMMIT whose
+// session was lost in doubt, even when the run abandoned it.
 func (st *state) sqlFailure(L *lua.LState, c *luaConn, err error, query string, prepared bool) (*lua.LTable, *db.Error, bool) {
-	st.abandonedError(L, err)
 	e := db.AsError(err)
+	if st.ev != nil && e.InDoubt && isCommit(query) {
+		st.ev.Count(engine.CounterAmbiguousCommit)
+	}
+	st.abandonedError(L, err)
 	if prepared {
 		query = "<prepared statement>"
 	}
@@ -121,6 +125,17 @@ func (st *state) countFailure(e *db.Error, ignorable bool) {
 	if st.ev.Recording() {
 		st.ev.CountError(errorCode(e), e.Msg)
 	}
+}
+
+// isCommit reports whether query is a COMMIT (any form: AND CHAIN,
+// PREPARED, ...) or PostgreSQL's END, in any case. It runs on the error
+// path only, where a lost session may have left a transaction in doubt.
+func isCommit(query string) bool {
+	word := strings.TrimLeft(query, " \t\r\n")
+	if i := strings.IndexAny(word, " \t\r\n;"); i >= 0 {
+		word = word[:i]
+	}
+	return strings.EqualFold(word, "COMMIT") || strings.EqualFold(word, "END")
 }
 
 // logQueryError logs the driver's FATAL lines for a fatal error, naming

@@ -102,14 +102,17 @@ type Step struct {
 
 // Totals are the counts of the text report.
 type Totals struct {
-	Transactions  uint64  `json:"transactions"`
-	Events        uint64  `json:"events"`
-	Reads         uint64  `json:"reads"`
-	Writes        uint64  `json:"writes"`
-	Other         uint64  `json:"other"`
-	IgnoredErrors uint64  `json:"ignored_errors"`
-	Reconnects    uint64  `json:"reconnects"`
-	TotalTime     float64 `json:"total_time_s"`
+	Transactions  uint64 `json:"transactions"`
+	Events        uint64 `json:"events"`
+	Reads         uint64 `json:"reads"`
+	Writes        uint64 `json:"writes"`
+	Other         uint64 `json:"other"`
+	IgnoredErrors uint64 `json:"ignored_errors"`
+	Reconnects    uint64 `json:"reconnects"`
+	// AmbiguousCommits are COMMITs whose answer was lost: each may or may
+	// not have committed (engine.Stats.AmbiguousCommits).
+	AmbiguousCommits uint64  `json:"ambiguous_commits,omitempty"`
+	TotalTime        float64 `json:"total_time_s"`
 	// EventsStddev and ExecTimeStddev are the threads-fairness figures.
 	EventsAvg      float64 `json:"events_avg"`
 	EventsStddev   float64 `json:"events_stddev"`

@@ -55,6 +55,7 @@ func example(t *testing.T) *Document {
 // and reads back equal, its histograms giving the same percentiles.
 func TestDocumentRoundTrip(t *testing.T) {
 	doc := example(t)
+	doc.Steps[1].Totals.AmbiguousCommits = 2 // only when some commit was in doubt
 	path := filepath.Join(t.TempDir(), "r.json")
 	if err := WriteFile(path, doc, nil); err != nil {
 		t.Fatal(err)
@@ -72,6 +73,10 @@ func TestDocumentRoundTrip(t *testing.T) {
 	}
 	if !back.Start.Equal(doc.Start) || back.Label != doc.Label || len(back.Steps) != 2 {
 		t.Fatalf("read back %+v", back)
+	}
+	if back.Steps[1].Totals.AmbiguousCommits != 2 || strings.Count(string(data), `"ambiguous_commits"`) != 1 {
+		t.Errorf("ambiguous commits: %d read back, want 2, and the key in step 2 only:\n%s",
+			back.Steps[1].Totals.AmbiguousCommits, data)
 	}
 	for i, s := range back.Steps {
 		h, err := DecodeHistogram(s.Latency.Histogram)

@@ -81,12 +81,7 @@ type proxied struct {
 func newProxy(t testing.TB, tg blackholeTarget) *faultproxy.Proxy {
 	t.Helper()
 	needServer(t, tg.server)
-	p, err := faultproxy.New(tg.server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
+	return startProxy(t, tg.server)
 }
 
 // startProxied starts a proxy to tg's server and sbgo on sql_query.lua

@@ -2,18 +2,17 @@ package main
 
 import (
 	"database/sql"
-	"io"
-	"net"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+
+	"sbgo/internal/faultproxy"
 )
 
 // mysqlArgs connect sbgo to the local MariaDB as the sbtest user, which
@@ -188,53 +187,16 @@ func killSessions(t *testing.T, admin *sql.DB, schema string) int {
 	return len(ids)
 }
 
-// proxy forwards TCP connections to target until closed; closing it
-// drops every connection, as a server whose port closes does.
-type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *proxy {
+// startProxy is a fault proxy to target, closed when the test ends;
+// closing it drops every connection, as a server whose port closes does.
+func startProxy(t testing.TB, target string) *faultproxy.Proxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := faultproxy.New(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	t.Cleanup(p.close)
+	t.Cleanup(func() { p.Close() })
 	return p
-}
-
-func (p *proxy) port() string { return strconv.Itoa(p.ln.Addr().(*net.TCPAddr).Port) }
-
-func (p *proxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }
 
 // TestMySQLServerGoneEndsRun: the server's port closes mid-run (not in the
@@ -244,10 +206,10 @@ func TestMySQLServerGoneEndsRun(t *testing.T) {
 	needMySQL(t)
 	p := startProxy(t, "127.0.0.1:3306")
 	args := []string{"sql_query.lua", "--threads=2", "--time=10", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-		"--mysql-port=" + p.port(), "--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest", "run"}
+		"--mysql-port=" + strconv.Itoa(p.Port()), "--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest", "run"}
 	cmd, out := startBinary(t, args...)
 	time.Sleep(1500 * time.Millisecond)
-	p.close()
+	p.Close()
 	code := waitExit(t, cmd, 30*time.Second)
 	text := out.String()
 	if code != 1 {

@@ -132,11 +132,11 @@ func TestPgSQLServerGoneEndsRun(t *testing.T) {
 	needPgSQL(t)
 	p := startProxy(t, "127.0.0.1:5432")
 	args := []string{"sql_query.lua", "--threads=2", "--time=10", "--db-driver=pgsql", "--pgsql-host=127.0.0.1",
-		"--pgsql-port=" + p.port(), "--pgsql-user=sbtest", "--pgsql-password=sbtest", "--pgsql-db=sbtest",
+		"--pgsql-port=" + strconv.Itoa(p.Port()), "--pgsql-user=sbtest", "--pgsql-password=sbtest", "--pgsql-db=sbtest",
 		"--pgsql-sslmode=disable", "run"}
 	cmd, out := startBinary(t, args...)
 	time.Sleep(1500 * time.Millisecond)
-	p.close()
+	p.Close()
 	code := waitExit(t, cmd, 30*time.Second)
 	text := out.String()
 	if code != 1 {

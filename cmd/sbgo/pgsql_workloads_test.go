@@ -15,20 +15,21 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// pgwNames numbers the roles and databases of this test process.
-var pgwNames int
+// pgwNames numbers the roles and databases of this test process; tests
+// running in parallel take names too.
+var pgwNames atomic.Int64
 
 // pgwName is a new role or database name. It carries the process id, so
 // that test processes sharing the server keep apart.
 func pgwName() string {
-	pgwNames++
-	return fmt.Sprintf("sbgo_pgw_%d_%d", os.Getpid(), pgwNames)
+	return fmt.Sprintf("sbgo_pgw_%d_%d", os.Getpid(), pgwNames.Add(1))
 }
 
 // pgwDB is a database of the test's own and the role that owns it and

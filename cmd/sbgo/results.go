@@ -113,7 +113,7 @@ func (inv *invocation) resultsDocument(steps []engine.RunSummary, started time.T
 		Start:         start,
 		End:           end,
 		Host:          results.Host{Name: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
-		Server:        inv.resultsServer(),
+		Server:        inv.resultsServer(steps),
 		ClientID:      inv.clientID,
 	}
 }
@@ -165,7 +165,7 @@ func totals(t *engine.Stats) results.Totals {
 		Transactions: t.Events, Events: t.Events,
 		Reads: t.Reads, Writes: t.Writes, Other: t.Other,
 		IgnoredErrors: t.Errors, Reconnects: t.Reconnects,
-		TotalTime: t.TimeTotal,
+		AmbiguousCommits: t.AmbiguousCommits, TotalTime: t.TimeTotal,
 	}
 	out.EventsAvg, out.EventsStddev, out.ExecTimeAvg, out.ExecTimeStddev = t.Fairness()
 	return out
@@ -196,8 +196,11 @@ const serverTimeout = 5 * time.Second
 
 // resultsServer describes the database the run used, when it used one:
 // the driver, the host and port from the options, and the version the
-// server reports (empty when it cannot be asked).
-func (inv *invocation) resultsServer() *results.Server {
+// server reports (empty when it cannot be asked). The server is not
+// asked after a run whose deadline abandoned events: it was not
+// answering then, and the question would hold the process up to
+// serverTimeout past that deadline.
+func (inv *invocation) resultsServer(steps []engine.RunSummary) *results.Server {
 	if !inv.script.SQLMode() {
 		return nil
 	}
@@ -213,6 +216,11 @@ func (inv *invocation) resultsServer() *results.Server {
 	default:
 		srv.Host = firstItem(optionText(inv.opts, "mysql-host"))
 		srv.Port, _ = strconv.Atoi(firstItem(optionText(inv.opts, "mysql-port")))
+	}
+	for _, s := range steps {
+		if s.Abandoned > 0 {
+			return srv
+		}
 	}
 	srv.Version = serverVersion(inv.opts, name)
 	return srv

@@ -357,6 +357,12 @@ func (d *Driver) dial(ctx context.Context, ep endpoint) (driver.Conn, error) {
 	for attempt := 1; ; attempt++ {
 		probe.reset()
 		mc, err := connector.Connect(ctx)
+		if err == nil && ctx.Err() != nil {
+			// go-sql-driver watches ctx until Connect returns: ended by
+			// then, it may have closed the session being returned.
+			mc.Close()
+			err = ctx.Err()
+		}
 		if err == nil {
 			return mc, nil
 		}

@@ -158,7 +158,17 @@ func clientError(errno int, msg string) *db.Error {
 //     query"; so is a context cancellation, which closes the session;
 //   - protocol errors have their own client numbers; anything else is
 //     2000 with go-sql-driver's text.
+//
+// Every 2013 is in doubt (db.Error.InDoubt): the statement was sent, or
+// was being sent, when the session ended; a 2006 is not.
 func queryError(err error) *db.Error {
+	e := wordQueryError(err)
+	e.InDoubt = e.Errno == crServerLost
+	return e
+}
+
+// wordQueryError is queryError's wording, without InDoubt.
+func wordQueryError(err error) *db.Error {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {

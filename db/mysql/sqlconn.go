@@ -220,8 +220,11 @@ func (s *stmt) Execute(ctx context.Context, args []db.Value) (db.Result, error) 
 	if c.debug() {
 		c.logf("mysql_stmt_execute(%p)", s)
 	}
-	if s.closed || s.gen != c.gen || c.mc == nil {
+	if s.closed || s.gen != c.gen {
 		return db.Result{}, c.classify(clientError(crStmtClosed, msgStmtClosed), true)
+	}
+	if c.mc == nil { // lost, perhaps while the last result's rows were skipped
+		return db.Result{}, c.fail(driver.ErrBadConn, true)
 	}
 	if len(args) != len(s.vals) {
 		return db.Result{}, c.classify(clientError(crParamsNotBound, "No data supplied for parameters in prepared statement"), true)

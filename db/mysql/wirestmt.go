@@ -3,6 +3,7 @@ package mysql
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/binary"
 	"math"
 
@@ -45,8 +46,11 @@ func (s *wireStmt) Execute(ctx context.Context, args []db.Value) (db.Result, err
 	if c.debug() {
 		c.logf("mysql_stmt_execute(%p)", s)
 	}
-	if s.closed || s.gen != c.gen || c.w == nil {
+	if s.closed || s.gen != c.gen {
 		return db.Result{}, c.classify(clientError(crStmtClosed, msgStmtClosed), true)
+	}
+	if c.w == nil { // lost, perhaps while the last result's rows were skipped
+		return db.Result{}, c.fail(driver.ErrBadConn, true)
 	}
 	if len(args) != s.nparams {
 		return db.Result{}, c.classify(clientError(crParamsNotBound, "No data supplied for parameters in prepared statement"), true)

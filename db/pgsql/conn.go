@@ -30,6 +30,9 @@ type conn struct {
 
 	rows  rows  // the current result set, reused by every statement
 	watch watch // the context of the calls (see watch.go)
+	// wasOpen says the session was open when the current call began, so
+	// that a call that loses it may have reached the server (see fail).
+	wasOpen bool
 }
 
 // session is the open session, or a lost-connection error.
@@ -45,12 +48,21 @@ func (c *conn) session() (*pgconn.PgConn, error) {
 // session that is still open the transaction is rolled back, as
 // sysbench's driver does, so that the session is usable for the
 // restarted event.
+//
+// A call that lost a session open when it began is in doubt
+// (db.Error.InDoubt): its request was sent, or being sent. pgx's own
+// error cannot tell: a read that fails closes the session, and the
+// error then returned is the one of a call on a closed session.
 func (c *conn) fail(ctx context.Context, pc *pgconn.PgConn, err error) error {
-	if pc.IsClosed() && ctx.Err() != nil {
-		return c.abandoned(ctx)
+	closed := pc.IsClosed()
+	var e *db.Error
+	if closed && ctx.Err() != nil {
+		e = db.AsError(c.abandoned(ctx))
+	} else {
+		e = c.d.queryError(err, closed)
 	}
-	e := c.d.queryError(err, pc.IsClosed())
-	if e.Kind == db.Ignorable && !pc.IsClosed() && pc.TxStatus() != 'I' {
+	e.InDoubt = c.wasOpen && isSessionLost(e.State)
+	if e.Kind == db.Ignorable && !closed && pc.TxStatus() != 'I' {
 		pc.Exec(context.Background(), "ROLLBACK").Close()
 	}
 	return e

@@ -40,6 +40,7 @@ var errAbandoned = errors.New("connection closed by the client")
 // connection.
 func (c *conn) begin(ctx context.Context) (*pgconn.PgConn, error) {
 	pc, err := c.session()
+	c.wasOpen = err == nil && !pc.IsClosed()
 	if err != nil || ctx.Done() == nil {
 		return pc, err
 	}

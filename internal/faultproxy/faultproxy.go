@@ -1,7 +1,8 @@
 // Package faultproxy is a TCP proxy for tests that need a database server
 // to misbehave: it forwards connections to a real server and, on request,
 // stops forwarding (a blackhole), cuts every connection, refuses new ones
-// for a while, adds latency, or truncates a reply mid-packet.
+// for a while, adds latency, truncates a reply mid-packet, or loses the
+// answer to a request the server received.
 //
 // It is test infrastructure: the faults act on whole chunks as read from
 // the sockets, not on protocol packets, which is what a network or a
@@ -265,11 +266,16 @@ func (p *Proxy) forward(c *pipe, src, dst net.Conn, fromServer bool) {
 				return
 			}
 			out, cut := buf[:n], false
-			if fromServer && p.truncate.CompareAndSwap(true, false) {
+			switch {
+			case fromServer && c.muted.Load():
+				return // the answer to a CutAfterSending chunk
+			case fromServer && p.truncate.CompareAndSwap(true, false):
 				out, cut = buf[:n/2], true
-			}
-			if !fromServer {
-				cut = p.sendsPattern(out)
+			case !fromServer && p.sendsPattern(out):
+				// Muted before the server can have the chunk, so
+				// that no part of its answer gets through.
+				c.muted.Store(true)
+				cut = true
 			}
 			if _, werr := dst.Write(out); werr != nil || cut {
 				return
@@ -325,6 +331,7 @@ type pipe struct {
 	client, server net.Conn
 	once           sync.Once
 	dead           chan struct{}
+	muted          atomic.Bool // nothing more goes to the client
 }
 
 func (c *pipe) close() {

@@ -318,3 +318,21 @@ func TestCutAfterSendingDeliversThenCloses(t *testing.T) {
 	}
 	silent(t, other)
 }
+
+// TestCutAfterSendingLetsNoAnswerThrough: however fast the server
+// answers the chunk, not a byte of the answer reaches the client.
+func TestCutAfterSendingLetsNoAnswerThrough(t *testing.T) {
+	p := newProxy(t) // to an echo server, which answers at once
+	for i := range 200 {
+		p.CutAfterSending([]byte("COMMIT"))
+		c := dial(t, p)
+		if _, err := c.Write([]byte("COMMIT")); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if got, _ := io.ReadAll(c); len(got) != 0 {
+			t.Fatalf("attempt %d: the client got %q of the answer", i, got)
+		}
+		c.Close()
+	}
+}
