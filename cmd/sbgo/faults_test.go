@@ -193,7 +193,7 @@ type faultRun struct {
 }
 
 // runFaulty runs sbgo with script through a proxy to srv, injecting f
-// faultAt into the run, and checks the run (checkRun). Prepare and
+// faultAt into the run, and checks the run (checkFaultRun). Prepare and
 // cleanup go to the server itself.
 func runFaulty(t *testing.T, srv faultServer, f fault, script []string) faultRun {
 	t.Helper()
