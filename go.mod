@@ -13,6 +13,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/yuin/gopher-lua v1.1.2
+	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.17.0
 	modernc.org/libc v1.80.1
 	modernc.org/sqlite v1.62.0
