@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/metrics"
 	"strings"
-	"syscall"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -651,13 +650,12 @@ func ljCheckFunction(L *lua.LState, n int, fname string) *lua.LFunction {
 
 // osClock is os.clock(): the process's CPU time (user + system) in
 // seconds, as C's clock() gives LuaJIT. gopher-lua returns wall time.
+// processCPUTime asks each system its own way (cputime_*.go).
 func osClock(L *lua.LState) int {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		L.Push(lua.LNumber(-1)) // clock() reports failure as (clock_t)-1
-		return 1
+	sec, ok := processCPUTime()
+	if !ok {
+		sec = -1 // clock() reports failure as (clock_t)-1
 	}
-	sec := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 	L.Push(lua.LNumber(sec))
 	return 1
 }

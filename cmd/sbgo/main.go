@@ -25,9 +25,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"sbgo/db"
 	_ "sbgo/db/mysql" // registers the "mysql" driver
@@ -40,7 +40,13 @@ import (
 )
 
 // Version is sbgo's own version; sysbench.version stays the API level.
-const Version = "0.1.0"
+// Release builds stamp theirs in (-ldflags "-X main.Version=...", see
+// .goreleaser.yaml).
+var Version = "0.1.0"
+
+// commit is the revision a release build was made from, stamped in as
+// Version is; plain builds leave it empty and --version does not show it.
+var commit string
 
 func main() {
 	app := &cli.App{
@@ -136,10 +142,15 @@ func banner() string {
 
 // writeVersion prints `--version`'s line in the banner's shape: wrapper
 // scripts read its second word to tell sysbench 1.0 from 0.5, so it is
-// the sysbench version sbgo reproduces, then sbgo's own. A second line
-// says when the LuaJIT-compatible VM handlers are off (luabind.VMPatchNote).
+// the sysbench version sbgo reproduces, then sbgo's own and, in a release
+// build, its commit. A second line says when the LuaJIT-compatible VM
+// handlers are off (luabind.VMPatchNote).
 func writeVersion(w io.Writer) {
-	fmt.Fprintf(w, "sysbench %s (sbgo %s)\n", luabind.APIVersion, Version)
+	own := Version
+	if commit != "" {
+		own += ", commit " + commit
+	}
+	fmt.Fprintf(w, "sysbench %s (sbgo %s)\n", luabind.APIVersion, own)
 	if note := luabind.VMPatchNote(); note != "" {
 		fmt.Fprintln(w, note)
 	}
@@ -555,10 +566,7 @@ func shortName(test string) string {
 	return test
 }
 
-// isTerminal reports whether f is a terminal: a character device that
-// answers the terminal ioctl (/dev/null is a character device too).
-func isTerminal(f *os.File) bool {
-	var termios syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&termios)))
-	return errno == 0
-}
+// isTerminal reports whether f is a terminal. x/term asks each system its
+// own way (the terminal ioctl on Unix, /dev/null being a character device
+// too; the console mode on Windows) and answers false where it has none.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

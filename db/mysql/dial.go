@@ -32,7 +32,8 @@ const (
 
 // ioModeOption is --mysql-io-mode. auto, the default, is blocking while
 // the workers may own OS threads (engine.ThreadPolicy.MayOwnThreads: up
-// to 32 per CPU), the poller beyond.
+// to 32 per CPU), the poller beyond, and always where the system has no
+// blocking sockets (sockconn.Supported: Windows).
 //
 // Why not blocking sockets at every thread count: beyond that the workers
 // share Go's processors, and a worker blocked in read(2) keeps its
@@ -56,14 +57,15 @@ func readIOMode(opts *engine.Options) (ioMode, error) {
 func resolveIOMode(opts *engine.Options, p engine.ThreadPolicy) (ioMode, error) {
 	switch mode := stringOptionOr(opts, ioModeOption.Name, modeAuto); mode {
 	case modeAuto:
-		if p.MayOwnThreads {
+		if p.MayOwnThreads && sockconn.Supported {
 			return ioBlocking, nil
 		}
 		return ioPoller, nil
-	case sockconn.ModeBlocking:
+	case sockconn.ModeBlocking, sockconn.ModePoller:
+		if blocking, err := sockconn.ParseMode(ioModeOption.Name, mode); err != nil || !blocking {
+			return ioPoller, err
+		}
 		return ioBlocking, nil
-	case sockconn.ModePoller:
-		return ioPoller, nil
 	case modeDriver:
 		return ioDriver, nil
 	default:

@@ -10,7 +10,8 @@ import (
 // ioModeOption is --pgsql-io-mode: sessions on blocking sockets or on
 // Go's own connections (the network poller), or auto, the default:
 // blocking sockets (and workers that own OS threads) up to
-// autoBlockingPerCPU threads per CPU, the poller beyond. Why: blocking
+// autoBlockingPerCPU threads per CPU, the poller beyond and wherever the
+// system has no blocking sockets (sockconn.Supported: Windows). Why: blocking
 // sockets cost less client CPU per transaction at few threads, the
 // poller from 8 threads on 2 CPUs (16 threads of oltp_read_only: 1.10x
 // sysbench's on the poller, 1.46x on blocking sockets;
@@ -35,7 +36,7 @@ func readIOMode(opts *engine.Options) (bool, error) {
 func resolveIOMode(opts *engine.Options, p engine.ThreadPolicy) (bool, error) {
 	mode := stringOption(opts, ioModeOption.Name, modeAuto)
 	if mode == modeAuto {
-		return p.MayOwnThreads && p.Threads <= autoBlockingPerCPU*p.CPUs, nil
+		return sockconn.Supported && p.MayOwnThreads && p.Threads <= autoBlockingPerCPU*p.CPUs, nil
 	}
 	return sockconn.ParseMode(ioModeOption.Name, mode)
 }

@@ -39,6 +39,10 @@ import (
 	"time"
 )
 
+// Supported tells that this system has the blocking Conn (Linux, macOS
+// and FreeBSD); elsewhere the drivers' automatic io mode is the poller.
+const Supported = true
+
 // closedBit marks refs once Close has begun; the bits below it count the
 // calls using the socket.
 const closedBit = 1 << 62

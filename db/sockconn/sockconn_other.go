@@ -1,13 +1,21 @@
 //go:build !(linux || darwin || freebsd)
 
 // Package sockconn is a net.Conn over a blocking socket on Linux, macOS
-// and FreeBSD; elsewhere Dial returns Go's own connection.
+// and FreeBSD. Elsewhere (Windows) it has none: the drivers' io mode is
+// the poller, and Dial and DialPoller return Go's own connection.
 package sockconn
 
 import (
 	"context"
 	"net"
+	"time"
 )
+
+// Supported tells that this system has no blocking Conn.
+const Supported = false
+
+// SetQuickWait is a no-op: no reads bypass the runtime's poller here.
+func SetQuickWait(d time.Duration, locked bool) {}
 
 // Dial is net.Dialer's DialContext on this system.
 func Dial(ctx context.Context, network, address string) (net.Conn, error) {

@@ -24,15 +24,22 @@ local c_pattern = "###########-###########-###########-###########-###########-"
                   "###########-###########-###########-###########-###########"
 local pad_pattern = "###########-###########-###########-###########-###########"
 
--- create_table makes sbtest<i> and loads oltp_table_size rows into it.
+-- create_table makes sbtest<i> and loads oltp_table_size rows into it,
+-- in MySQL's or PostgreSQL's dialect (db_driver, set by db_connect).
 function create_table(i)
   print("Creating table 'sbtest" .. i .. "'...")
+  local id, k, engine = "INTEGER UNSIGNED NOT NULL AUTO_INCREMENT", "INTEGER UNSIGNED", ""
+  if db_driver == "pgsql" then
+    id, k = "SERIAL", "INTEGER"
+  else
+    engine = " /*! ENGINE = " .. mysql_table_engine .. " */"
+  end
   db_query("CREATE TABLE sbtest" .. i .. " (" ..
-           "id INTEGER UNSIGNED NOT NULL AUTO_INCREMENT, " ..
-           "k INTEGER UNSIGNED DEFAULT '0' NOT NULL, " ..
+           "id " .. id .. ", " ..
+           "k " .. k .. " DEFAULT '0' NOT NULL, " ..
            "c CHAR(120) DEFAULT '' NOT NULL, " ..
            "pad CHAR(60) DEFAULT '' NOT NULL, " ..
-           "PRIMARY KEY (id)) /*! ENGINE = " .. mysql_table_engine .. " */")
+           "PRIMARY KEY (id))" .. engine)
   db_bulk_insert_init("INSERT INTO sbtest" .. i .. "(k, c, pad) VALUES")
   for _ = 1, oltp_table_size do
     db_bulk_insert_next(string.format("(%d, '%s', '%s')",
