@@ -41,13 +41,12 @@ func (b *commandBarrier) wait() bool {
 		return true
 	}
 	round := b.round
-	for round == b.round {
-		if b.broken {
-			return false
-		}
+	for round == b.round && !b.broken {
 		b.cond.Wait()
 	}
-	return true
+	// Broken while this thread waited: false, even when a thread that
+	// ended afterwards released the round.
+	return !b.broken
 }
 
 // leave takes a thread that has ended out of the count; failed breaks
@@ -60,7 +59,7 @@ func (b *commandBarrier) leave(failed bool) {
 	case failed:
 		b.broken = true
 		b.cond.Broadcast()
-	case b.waiting > 0 && b.waiting >= b.parties:
+	case !b.broken && b.waiting > 0 && b.waiting >= b.parties:
 		b.release()
 	}
 }
