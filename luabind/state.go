@@ -54,6 +54,8 @@ type Script struct {
 	hookInter  bool
 	hookCumul  bool
 	drivers    drivers // database drivers, created on first use
+	// workerSeeds are the run workers' generator states, sysbench's for seed.
+	workerSeeds *workerSeeds
 }
 
 // state is one Lua state and what its bindings need. Its methods are the
@@ -287,8 +289,10 @@ func luaErrorText(err error) string {
 	return err.Error()
 }
 
-// seedFor derives a worker's RNG seed from --rand-seed (or the clock) and
-// its thread id, so that --rand-seed=N reproduces a run's random streams.
+// seedFor derives the RNG seed of a reporter or a parallel command's
+// worker from --rand-seed (or the clock), its role and its thread id, so
+// that --rand-seed=N reproduces their random streams. Run workers are
+// seeded as sysbench seeds them (randseed.go).
 func (s *Script) seedFor(role, tid int) uint64 {
 	return splitmix64(s.seed + uint64(role)<<32 + uint64(tid) + 0x5eed)
 }
