@@ -61,6 +61,45 @@ func newLString(b []byte) lua.LValue {
 	copy(mem[hdr:], b)
 	header := (*lua.LString)(unsafe.Pointer(&mem[0]))
 	*header = lua.LString(unsafe.String(&mem[hdr], len(b)))
+	return stringValue(header)
+}
+
+// rowStrings sets dst[i] to raw[i]'s text as a Lua string, or to nil for
+// a NULL, with one allocation for the whole row: the string headers first,
+// then the bytes they point to, as newLString lays out one string.
+func rowStrings(raw [][]byte, dst []lua.LValue) {
+	const hdr = int(unsafe.Sizeof(lua.LString("")))
+	n, size := 0, 0
+	for _, v := range raw {
+		if len(v) > 0 {
+			n++
+			size += len(v)
+		}
+	}
+	var mem []byte
+	if n > 0 {
+		mem = make([]byte, n*hdr+size)
+	}
+	at, text := 0, n*hdr
+	for i, v := range raw {
+		switch {
+		case v == nil:
+			dst[i] = lua.LNil
+		case len(v) == 0:
+			dst[i] = lua.LString("")
+		default:
+			copy(mem[text:], v)
+			header := (*lua.LString)(unsafe.Pointer(&mem[at]))
+			*header = lua.LString(unsafe.String(&mem[text], len(v)))
+			dst[i] = stringValue(header)
+			at += hdr
+			text += len(v)
+		}
+	}
+}
+
+// stringValue is the LValue whose data word is header.
+func stringValue(header *lua.LString) lua.LValue {
 	var lv lua.LValue
 	e := (*eface)(unsafe.Pointer(&lv))
 	e.typ = stringItab
