@@ -87,6 +87,9 @@ type state struct {
 	barrier  *commandBarrier // the threads of this state's parallel command, or nil
 	compat   *compatState    // the LuaJIT stand-ins' per-state data
 
+	// methods are the sysbench.sql objects' methods, for luajitSelf.
+	methods [numMethodKinds]methodSet
+
 	// sysbench.rand's built-in uniform and default, which sysbench.sql's
 	// _by_id_runner checks a script has not replaced.
 	builtinUniform, builtinDefault lua.LValue
