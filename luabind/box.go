@@ -53,14 +53,83 @@ func (nb *numberBoxes) box(v float64) lua.LValue {
 // newLString returns b's text as an LValue in one allocation: the string
 // header first, then the bytes it points to.
 func newLString(b []byte) lua.LValue {
-	if len(b) == 0 {
+	s := newStringSpace(len(b))
+	return s.value(append(s.text(), b...))
+}
+
+// stringSpace is one allocation for a string of at most a known length,
+// laid out as newLString's, to build the string in place: append to
+// text(), then value() makes the Lua string of what was appended.
+type stringSpace []byte
+
+// newStringSpace allocates room for a string of up to max bytes (nothing
+// for an empty one).
+func newStringSpace(max int) stringSpace {
+	if max == 0 {
+		return noSpace[:]
+	}
+	return make(stringSpace, stringHeader+max)
+}
+
+// noSpace is the space of every empty string.
+var noSpace [stringHeader]byte
+
+// stringHeader is the size of a string header.
+const stringHeader = int(unsafe.Sizeof(lua.LString("")))
+
+// text is the empty slice to append the string to, within the space.
+func (s stringSpace) text() []byte { return s[stringHeader:stringHeader] }
+
+// value returns text, which must have been appended to text() without
+// outgrowing the space, as a Lua string.
+func (s stringSpace) value(text []byte) lua.LValue {
+	if len(text) == 0 {
 		return lua.LString("")
 	}
-	const hdr = unsafe.Sizeof(lua.LString(""))
-	mem := make([]byte, int(hdr)+len(b))
-	copy(mem[hdr:], b)
-	header := (*lua.LString)(unsafe.Pointer(&mem[0]))
-	*header = lua.LString(unsafe.String(&mem[hdr], len(b)))
+	if len(text) > len(s)-stringHeader || &text[0] != &s[stringHeader] {
+		panic("luabind: a string outgrew its stringSpace")
+	}
+	header := (*lua.LString)(unsafe.Pointer(&s[0]))
+	*header = lua.LString(unsafe.String(&s[stringHeader], len(text)))
+	return stringValue(header)
+}
+
+// rowStrings sets dst[i] to raw[i]'s text as a Lua string, or to nil for
+// a NULL, with one allocation for the whole row: the string headers first,
+// then the bytes they point to, as newLString lays out one string.
+func rowStrings(raw [][]byte, dst []lua.LValue) {
+	const hdr = stringHeader
+	n, size := 0, 0
+	for _, v := range raw {
+		if len(v) > 0 {
+			n++
+			size += len(v)
+		}
+	}
+	var mem []byte
+	if n > 0 {
+		mem = make([]byte, n*hdr+size)
+	}
+	at, text := 0, n*hdr
+	for i, v := range raw {
+		switch {
+		case v == nil:
+			dst[i] = lua.LNil
+		case len(v) == 0:
+			dst[i] = lua.LString("")
+		default:
+			copy(mem[text:], v)
+			header := (*lua.LString)(unsafe.Pointer(&mem[at]))
+			*header = lua.LString(unsafe.String(&mem[text], len(v)))
+			dst[i] = stringValue(header)
+			at += hdr
+			text += len(v)
+		}
+	}
+}
+
+// stringValue is the LValue whose data word is header.
+func stringValue(header *lua.LString) lua.LValue {
 	var lv lua.LValue
 	e := (*eface)(unsafe.Pointer(&lv))
 	e.typ = stringItab

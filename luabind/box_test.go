@@ -81,3 +81,51 @@ func TestNumberBoxesAllocatePerChunk(t *testing.T) {
 		t.Errorf("%v allocations for %d boxed numbers, want at most %d", allocs, chunks*numberChunk, chunks+1)
 	}
 }
+
+// A row's strings (rowStrings) share one allocation and keep their values
+// through garbage collections when only some of them stay referenced;
+// NULL is nil and an empty value the empty string.
+func TestRowStringsSurviveGC(t *testing.T) {
+	const n = 1000
+	kept := make([]lua.LValue, n)
+	for i := range kept {
+		row := make([]lua.LValue, 4)
+		rowStrings([][]byte{[]byte("first-" + strconv.Itoa(i)), nil, {}, []byte("last-" + strconv.Itoa(i))}, row)
+		if row[1] != lua.LNil || row[2] != lua.LValue(lua.LString("")) {
+			t.Fatalf("row %d: NULL %#v, empty %#v", i, row[1], row[2])
+		}
+		kept[i] = row[3] // only the last value keeps the row's allocation
+	}
+	for round := 0; round < 3; round++ {
+		junk := make([][]byte, 10000)
+		for j := range junk {
+			junk[j] = make([]byte, 64)
+		}
+		runtime.GC()
+		runtime.KeepAlive(junk)
+	}
+	for i, v := range kept {
+		if want := "last-" + strconv.Itoa(i); v != lua.LValue(lua.LString(want)) {
+			t.Fatalf("value %d: %#v, want %q", i, v, want)
+		}
+	}
+}
+
+// A string built in a stringSpace is the text appended; appending more
+// than the space holds is a bug, which value reports.
+func TestStringSpace(t *testing.T) {
+	s := newStringSpace(8)
+	if v := s.value(append(s.text(), "abc"...)); v != lua.LValue(lua.LString("abc")) {
+		t.Errorf("value: %#v", v)
+	}
+	if v := newStringSpace(0).value(nil); v != lua.LValue(lua.LString("")) {
+		t.Errorf("empty: %#v", v)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a string that outgrew its space was accepted")
+		}
+	}()
+	s = newStringSpace(2)
+	s.value(append(s.text(), "abc"...))
+}

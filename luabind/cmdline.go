@@ -191,6 +191,7 @@ func (s *Script) DeclaredOptions() ([]engine.Option, bool) {
 func (s *Script) Configure(r RandOptions, seed uint64) {
 	s.randOpts = r
 	s.seed = seed
+	s.workerSeeds = newWorkerSeeds(seed)
 	s.main.rand.setOptions(&s.randOpts)
 }
 

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"strings"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -13,7 +12,7 @@ import (
 // gives +Inf, 1e15 gives 1000000000000000. vmpatch.go installs
 // luajitConcat in its place, under its version and layout checks; it also
 // builds the result with one allocation where the stock handler makes
-// three.
+// three (box.go's stringSpace).
 //
 // What stays gopher-lua's: a concatenation with an operand that is
 // neither a string nor a number (a __concat metamethod or an error) goes
@@ -39,8 +38,8 @@ func installConcat() bool {
 }
 
 // luajitConcat executes OP_CONCAT (R(A) := R(B).. ... ..R(C)) when every
-// operand is a string or a number; anything else goes to the stock
-// handler.
+// operand is a string or a number, building the result in the one
+// allocation that holds it; anything else goes to the stock handler.
 func luajitConcat(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 	reg, cf := vmState(L)
 	first, last := cf.LocalBase+instB(inst), cf.LocalBase+instC(inst)
@@ -60,17 +59,16 @@ func luajitConcat(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 			return stockConcat(L, inst, baseframe)
 		}
 	}
-	var sb strings.Builder
-	sb.Grow(size)
-	var num [maxNumberText]byte
+	space := newStringSpace(size)
+	b := space.text()
 	for _, v := range operands {
 		if s, ok := v.(lua.LString); ok {
-			sb.WriteString(string(s))
+			b = append(b, s...)
 		} else {
-			sb.Write(appendLuaNumber(num[:0], float64(v.(lua.LNumber))))
+			b = appendLuaNumber(b, float64(v.(lua.LNumber)))
 		}
 	}
-	setRegister(reg, ra, lua.LString(sb.String()))
+	setRegister(reg, ra, space.value(b))
 	return 0
 }
 
@@ -90,20 +88,32 @@ func ljTableConcat(L *lua.LState) int {
 	if L.Get(4) != lua.LNil {
 		j = ljCheckInt(L, 4, "concat")
 	}
-	var b []byte
+	size := 0
 	for k := i; k <= j; k++ {
 		switch v := t.RawGetInt(k).(type) {
 		case lua.LString:
-			b = append(b, v...)
+			size += len(v)
 		case lua.LNumber:
-			b = appendLuaNumber(b, float64(v))
+			size += maxNumberText
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
+		}
+		if k != j {
+			size += len(sep)
+		}
+	}
+	space := newStringSpace(size)
+	b := space.text()
+	for k := i; k <= j; k++ {
+		if s, ok := t.RawGetInt(k).(lua.LString); ok {
+			b = append(b, s...)
+		} else {
+			b = appendLuaNumber(b, float64(t.RawGetInt(k).(lua.LNumber)))
 		}
 		if k != j {
 			b = append(b, sep...)
 		}
 	}
-	L.Push(lua.LString(b))
+	L.Push(space.value(b))
 	return 1
 }

@@ -75,7 +75,8 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 	L.SetGlobal("tostring", L.NewFunction(ljToString))
 	c.tostring = L.GetGlobal("tostring")
 	L.SetGlobal("print", L.NewFunction(c.print))
-	L.SetGlobal("tonumber", L.NewFunction(ljToNumber))
+	L.SetGlobal("tonumber", L.NewFunction(c.toNumber))
+	L.SetGlobal("ipairs", L.NewClosure(ipairsStart, L.NewFunction(c.ipairsNext)))
 	L.SetGlobal("load", L.NewFunction(ljLoad))
 	L.SetGlobal("loadstring", L.NewFunction(ljLoadString))
 	L.SetGlobal("newproxy", L.NewFunction(c.newproxy))
@@ -143,7 +144,8 @@ func (c *compatState) openModules(L *lua.LState) {
 type compatState struct {
 	env      CompatEnv
 	rng      jitRandom
-	tostring lua.LValue // the tostring installed here, to spot a replaced one
+	tostring lua.LValue  // the tostring installed here, to spot a replaced one
+	numbers  numberBoxes // tonumber's and ipairs' numbers
 	proxies  map[*lua.LTable]bool
 	stdout   *lua.LUserData // io.stdout
 	ioOutput lua.LValue     // gopher-lua's io.output, to find the default output
@@ -328,8 +330,9 @@ func (c *compatState) print(L *lua.LState) int {
 	return 0
 }
 
-// ljToNumber is tonumber(v [, base]).
-func ljToNumber(L *lua.LState) int {
+// toNumber is tonumber(v [, base]). A string's number is boxed from the
+// state's chunk: scripts convert every numeric column they read.
+func (c *compatState) toNumber(L *lua.LState) int {
 	if L.GetTop() < 1 {
 		ljArgError(L, 1, "tonumber", "value expected")
 	}
@@ -353,7 +356,7 @@ func ljToNumber(L *lua.LState) int {
 		return 1
 	case lua.LString:
 		if f, ok := parseLuaNumber(string(v)); ok {
-			L.Push(lua.LNumber(f))
+			L.Push(c.numbers.box(f))
 			return 1
 		}
 	case *lua.LUserData:
@@ -364,6 +367,31 @@ func ljToNumber(L *lua.LState) int {
 	}
 	L.Push(lua.LNil)
 	return 1
+}
+
+// ipairsStart is ipairs(t), gopher-lua's with an iterator (its upvalue)
+// that boxes the index from the state's chunk, where gopher-lua's boxes
+// it twice per step.
+func ipairsStart(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(lua.LNumber(0))
+	return 3
+}
+
+// ipairsNext is the iterator ipairs returns: the next index and value, or
+// nothing at the first nil.
+func (c *compatState) ipairsNext(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := L.CheckInt(2) + 1
+	v := t.RawGetInt(i)
+	if v == lua.LNil {
+		return 0
+	}
+	L.Push(c.numbers.box(float64(i)))
+	L.Push(v)
+	return 2
 }
 
 // ljLoad is load(chunk [, chunkname [, mode [, env]]]): LuaJIT takes the

@@ -104,7 +104,7 @@ func (st *state) newSQLMetatables() {
 		"connect": st.drvConnect,
 		"name":    drvName,
 	})
-	st.newSQLMetatable(sqlConnType, "<sql_connection>", map[string]lua.LGFunction{
+	conn := st.newSQLMetatable(sqlConnType, "<sql_connection>", map[string]lua.LGFunction{
 		"query":            st.conQuery,
 		"query_row":        st.conQueryRow,
 		"bulk_insert_init": st.conBulkInit,
@@ -119,7 +119,7 @@ func (st *state) newSQLMetatables() {
 		// sbgo's own, for the bundled workloads (oltp_common.lua).
 		"_bulk_insert_random_rows": st.conBulkInsertRandomRows,
 	})
-	st.newSQLMetatable(sqlStmtType, "<sql_statement>", map[string]lua.LGFunction{
+	stmt := st.newSQLMetatable(sqlStmtType, "<sql_statement>", map[string]lua.LGFunction{
 		"bind_create": st.stmtBindCreate,
 		"bind_param":  st.stmtBindParam,
 		"execute":     st.stmtExecute,
@@ -131,6 +131,14 @@ func (st *state) newSQLMetatables() {
 		"set":          paramSet,
 		"set_rand_str": st.paramSetRandStr,
 	})
+	for _, mt := range []*lua.LTable{newMetatable(st.L, sqlDriverType), conn, stmt} {
+		mt.RawSetString("__metatable", lua.LString(protectedMetatable))
+	}
+	st.setMethods(methodsConn, conn, conn.RawGetString("__index").(*lua.LTable).RawGetString,
+		"query", "query_row", "bulk_insert_next", "prepare", "bulk_insert_init", "bulk_insert_done",
+		"disconnect", "reconnect", "more_results", "next_result", "check_error", "_bulk_insert_random_rows")
+	st.setMethods(methodsStmt, stmt, stmt.RawGetString("__index").(*lua.LTable).RawGetString,
+		"execute", "bind_param", "bind_create", "close", "_execute_random")
 }
 
 // newResultMetatable registers the metatable of results, which have
@@ -142,6 +150,8 @@ func (st *state) newResultMetatable() {
 		"fetch_row": L.NewFunction(resFetchRow),
 		"free":      L.NewFunction(st.resFree),
 	}
+	rmt.RawSetString("__metatable", lua.LString(protectedMetatable))
+	st.setMethods(methodsResult, rmt, func(name string) lua.LValue { return rmethods[name] }, "fetch_row", "free")
 	rmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		r := checkResult(L, 1)
 		switch key := L.CheckString(2); key {

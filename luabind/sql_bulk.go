@@ -148,7 +148,7 @@ func (c *luaConn) flushBulk(L *lua.LState, last bool) {
 	c.bulkSent = sent
 	c.bulkRows = 0
 	if last || c.st.script.cfg.Command == "run" {
-		c.run(L, query)
+		c.open(L, c.run(L, query))
 		c.release()
 		return
 	}

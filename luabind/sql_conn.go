@@ -24,6 +24,14 @@ type luaConn struct {
 	// timer is the connection's --db-timeout, nil without one.
 	timer *stmtTimer
 
+	// The row being read, reused from row to row: the driver's values
+	// (rawRow) and the Lua values made of them (luaRow).
+	raw  [][]byte
+	vals []lua.LValue
+	// queryRow is the result query_row reads, reused from call to call:
+	// Lua never sees it.
+	queryRow luaResult
+
 	// bulkState is the connection's bulk insert (sql_bulk.go).
 	bulkState
 }
@@ -137,15 +145,15 @@ func (st *state) count(res db.Result) {
 	}
 }
 
-// run executes query as a text statement, counts it and pushes its
-// result object (or nil); errors follow sysbench's check_error.
-func (c *luaConn) run(L *lua.LState, query string) *luaResult {
+// run executes query as a text statement and counts it; errors follow
+// sysbench's check_error.
+func (c *luaConn) run(L *lua.LState, query string) db.Result {
 	res, err := c.query(c.settle(L), query)
 	if err != nil {
 		c.st.sqlError(L, c, err, query, false)
 	}
 	c.st.count(res)
-	return c.open(L, res)
+	return res
 }
 
 // open makes res the connection's current result.
@@ -158,11 +166,27 @@ func (c *luaConn) open(L *lua.LState, res db.Result) *luaResult {
 	return r
 }
 
+// rawRow returns the connection's scratch for a row of the driver's.
+func (c *luaConn) rawRow(nfields int) [][]byte {
+	if cap(c.raw) < nfields {
+		c.raw = make([][]byte, nfields)
+	}
+	return c.raw[:nfields]
+}
+
+// luaRow returns the connection's scratch for a row of Lua values.
+func (c *luaConn) luaRow(nfields int) []lua.LValue {
+	if cap(c.vals) < nfields {
+		c.vals = make([]lua.LValue, nfields)
+	}
+	return c.vals[:nfields]
+}
+
 // conQuery is con:query(sql): a result object for a result set, nothing
 // (nil) otherwise.
 func (st *state) conQuery(L *lua.LState) int {
 	c := st.checkConn(L)
-	r := c.run(L, L.CheckString(2))
+	r := c.open(L, c.run(L, L.CheckString(2)))
 	if r == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -172,16 +196,21 @@ func (st *state) conQuery(L *lua.LState) int {
 }
 
 // conQueryRow is con:query_row(sql): the first row's columns as strings
-// (nil for NULL), or nil when there is no row.
+// (nil for NULL), or nil when there is no row. The result stays the
+// connection's current one, as in sysbench, in a luaResult reused from
+// call to call since no script can reach it.
 func (st *state) conQueryRow(L *lua.LState) int {
 	c := st.checkConn(L)
-	r := c.run(L, L.CheckString(2))
-	if r == nil {
+	res := c.run(L, L.CheckString(2))
+	if res.Rows == nil {
 		L.Push(lua.LNil)
 		return 1
 	}
-	row, ok := r.next(L)
-	if !ok {
+	r := &c.queryRow
+	*r = luaResult{conn: c, rows: res.Rows, nfields: res.Rows.NumFields()}
+	c.cur = r
+	row := c.luaRow(r.nfields)
+	if !r.next(L, row) {
 		L.Push(lua.LNil)
 		return 1
 	}

@@ -13,7 +13,6 @@ type luaResult struct {
 	conn    *luaConn
 	rows    db.Rows
 	nfields int
-	scratch [][]byte
 	ud      *lua.LUserData
 	closed  bool
 	// buffered holds the rows read ahead for nrows; served first.
@@ -54,46 +53,37 @@ func (r *luaResult) close() {
 	}
 }
 
-// read reads one row from the driver as Lua values.
-func (r *luaResult) read(L *lua.LState) ([]lua.LValue, bool) {
+// read reads one row from the driver into dst (len nfields) as Lua
+// values.
+func (r *luaResult) read(L *lua.LState, dst []lua.LValue) bool {
 	if r.closed {
-		return nil, false
+		return false
 	}
-	if r.scratch == nil {
-		r.scratch = make([][]byte, r.nfields)
-	}
-	ok, err := r.rows.Next(r.scratch)
+	raw := r.conn.rawRow(r.nfields)
+	ok, err := r.rows.Next(raw)
 	if err != nil {
 		r.close()
 		r.conn.st.sqlError(L, r.conn, err, "", false)
 	}
-	if !ok {
-		return nil, false
+	if ok {
+		rowStrings(raw, dst)
 	}
-	row := make([]lua.LValue, r.nfields)
-	for i, v := range r.scratch {
-		if v == nil {
-			row[i] = lua.LNil
-		} else {
-			row[i] = lua.LString(v)
-		}
-	}
-	return row, true
+	return ok
 }
 
-// next returns the next row, buffered or not.
-func (r *luaResult) next(L *lua.LState) ([]lua.LValue, bool) {
+// next reads the next row into dst, buffered or not.
+func (r *luaResult) next(L *lua.LState, dst []lua.LValue) bool {
 	if len(r.buffered) > 0 {
-		row := r.buffered[0]
+		copy(dst, r.buffered[0])
 		r.buffered = r.buffered[1:]
 		r.delivered++
-		return row, true
+		return true
 	}
-	row, ok := r.read(L)
+	ok := r.read(L, dst)
 	if ok {
 		r.delivered++
 	}
-	return row, ok
+	return ok
 }
 
 // numRows is rs.nrows: the rows of the result set, which are read ahead
@@ -103,8 +93,8 @@ func (r *luaResult) numRows(L *lua.LState) int {
 		r.counted = true
 		r.nrows = r.delivered + len(r.buffered)
 		for {
-			row, ok := r.read(L)
-			if !ok {
+			row := make([]lua.LValue, r.nfields)
+			if !r.read(L, row) {
 				break
 			}
 			r.buffered = append(r.buffered, row)
@@ -118,8 +108,8 @@ func (r *luaResult) numRows(L *lua.LState) int {
 // nil for NULL, or nil after the last row.
 func resFetchRow(L *lua.LState) int {
 	r := checkResult(L, 1)
-	row, ok := r.next(L)
-	if !ok {
+	row := r.conn.luaRow(r.nfields)
+	if !r.next(L, row) {
 		L.Push(lua.LNil)
 		return 1
 	}

@@ -58,6 +58,8 @@ type Script struct {
 	// runCtx is the context of the run in progress (engine.Events's),
 	// which init() and done() make their calls with.
 	runCtx context.Context
+	// workerSeeds are the run workers' generator states, sysbench's for seed.
+	workerSeeds *workerSeeds
 }
 
 // state is one Lua state and what its bindings need. Its methods are the
@@ -88,6 +90,9 @@ type state struct {
 	libs     libSet          // the optional libraries open in this state
 	barrier  *commandBarrier // the threads of this state's parallel command, or nil
 	compat   *compatState    // the LuaJIT stand-ins' per-state data
+
+	// methods are the sysbench.sql objects' methods, for luajitSelf.
+	methods [numMethodKinds]methodSet
 
 	// sysbench.rand's built-in uniform and default, which sysbench.sql's
 	// _by_id_runner checks a script has not replaced.
@@ -294,8 +299,10 @@ func luaErrorText(err error) string {
 	return err.Error()
 }
 
-// seedFor derives a worker's RNG seed from --rand-seed (or the clock) and
-// its thread id, so that --rand-seed=N reproduces a run's random streams.
+// seedFor derives the RNG seed of a reporter or a parallel command's
+// worker from --rand-seed (or the clock), its role and its thread id, so
+// that --rand-seed=N reproduces their random streams. Run workers are
+// seeded as sysbench seeds them (randseed.go).
 func (s *Script) seedFor(role, tid int) uint64 {
 	return splitmix64(s.seed + uint64(role)<<32 + uint64(tid) + 0x5eed)
 }

@@ -80,13 +80,23 @@ type thread struct{ st *state }
 // NewThread creates worker id's state and runs the script in it. It is
 // called in the worker's goroutine.
 func (s *Script) NewThread(id int, ev *engine.Events) (engine.Thread, error) {
-	st := s.newState(id, ev, NewRand(s.seedFor(1, id), &s.randOpts))
+	st := s.newState(id, ev, s.workerRand(id))
 	if err := st.runChunk(); err != nil {
 		st.close()
 		return nil, err
 	}
 	st.exportOptions()
 	return &thread{st: st}, nil
+}
+
+// workerRand is run worker id's generator: seeded as sysbench seeds its
+// workers (randseed.go), or from seedFor when Configure was not called.
+func (s *Script) workerRand(id int) *Rand {
+	if s.workerSeeds == nil {
+		return NewRand(s.seedFor(1, id), &s.randOpts)
+	}
+	s0, s1 := s.workerSeeds.state(id)
+	return newRandFromState(s0, s1, &s.randOpts)
 }
 
 // Init calls thread_init(tid).
@@ -228,6 +238,10 @@ func (st *state) runEvents(L *lua.LState) int {
 			return 0
 		}
 		ev.Stop()
+		// sysbench's event stop draws one random number (its latency
+		// histogram picks a slot with it); drawing it too keeps a
+		// worker's stream in step with sysbench's for one --rand-seed.
+		st.rand.Uint64()
 	}
 }
 

@@ -11,10 +11,12 @@ import (
 // gopher-lua has no hook for arithmetic, concatenation or the error of a
 // call to a non-function, and in those three places it differs from LuaJIT
 // in ways scripts notice (modulo.go, concat.go, callerror.go). So init
-// replaces four entries of its VM's dispatch table (the unexported
+// replaces entries of its VM's dispatch table (the unexported
 // jumpTable, reached with go:linkname): OP_MOD, OP_CONCAT, OP_CALL and
-// OP_TAILCALL. The new handlers read and write the VM's registers through
-// mirrors of gopher-lua's unexported registry and callFrame structs.
+// OP_TAILCALL; and, for speed alone, OP_SELF (method.go), OP_GETTABLEKS
+// and OP_SETTABLEKS (field.go). The new handlers read and write the VM's
+// registers through mirrors of gopher-lua's unexported registry and
+// callFrame structs.
 //
 // Such a patch is only as safe as the mirrors, so it is installed only
 // when (1) the linked gopher-lua is the release it was verified against,
@@ -72,6 +74,8 @@ var vmPatches struct {
 	modulo  bool   // OP_MOD is luajitModulo
 	concat  bool   // OP_CONCAT is luajitConcat
 	call    bool   // OP_CALL and OP_TAILCALL name what they fail to call
+	self    bool   // OP_SELF finds sysbench.sql's methods without a lookup
+	fields  bool   // OP_GETTABLEKS and OP_SETTABLEKS reach tables directly
 }
 
 func init() {
@@ -82,6 +86,8 @@ func init() {
 	vmPatches.modulo = installModulo()
 	vmPatches.concat = installConcat()
 	vmPatches.call = installCallErrors()
+	vmPatches.self = installSelf()
+	vmPatches.fields = installFields()
 }
 
 // linkedGopherLua returns the version of gopher-lua in the build info (a
