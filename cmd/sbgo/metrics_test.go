@@ -295,7 +295,9 @@ func checkNativeBuckets(t *testing.T, h *dto.Histogram, p95 float64) {
 			if count > 0 && upper < 0.002 {
 				t.Errorf("%d events in the native bucket up to %v s", count, upper)
 			}
-			if lower < p95 {
+			// The report's percentile is its own histogram's bucket
+			// (about 2 % wide): one native bucket (9 %) of slack.
+			if lower < p95*math.Exp2(1.0/8) {
 				upToP95 += count
 			}
 			total += count
