@@ -98,3 +98,52 @@ end
 		})
 	}
 }
+
+// TestFakePrepareLostAgain: a session lost again while
+// before_restart_event prepares the statements anew, with the code in
+// the ignore list, restarts like a lost query: the hook runs again on
+// the next session and the run goes on, every event counted once and
+// both reconnects counted. A prepare that fails otherwise stays fatal,
+// as in sysbench.
+func TestFakePrepareLostAgain(t *testing.T) {
+	const events = 5
+	script := `
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  upd = con:prepare("UPDATE t SET c = 1")
+end
+function event()
+  upd:execute()
+end
+function sysbench.hooks.before_restart_event()
+  upd = con:prepare("UPDATE t SET c = 1")
+end
+`
+	for _, c := range []struct {
+		name string
+		err  *db.Error
+		code int // the run's exit code
+	}{
+		{"lost", dbtest.Err(db.Reconnect, 2013, "Lost connection to MySQL server during query"), 0},
+		{"fatal", dbtest.Err(db.Fatal, 1146, "Table 'sbtest.t' doesn't exist"), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := loadFake(t, "run", script)
+			lost := dbtest.Err(db.Reconnect, 2013, "Lost connection to MySQL server during query")
+			f.srv.Add(&dbtest.Rule{Match: dbtest.Prefix("UPDATE"), Calls: dbtest.Nth(2), Reply: dbtest.Reply{Err: lost}})
+			// The first prepare is thread_init's, the second the hook's.
+			f.srv.Add(&dbtest.Rule{Match: dbtest.Prefix("UPDATE"), Prepare: true, Calls: dbtest.Nth(2), Reply: dbtest.Reply{Err: c.err}})
+			f.srv.On(dbtest.Prefix("UPDATE"), dbtest.Reply{Affected: 1})
+			code := f.run(1, events)
+			if code != c.code {
+				t.Fatalf("exit code %d, want %d:\n%s", code, c.code, f.log.String())
+			}
+			if c.code != 0 {
+				return
+			}
+			if counts := f.counts(t); counts.transactions != events || counts.reconnects != 2 {
+				t.Errorf("%d transactions, %d reconnects; want %d, 2:\n%s", counts.transactions, counts.reconnects, events, f.log.String())
+			}
+		})
+	}
+}

@@ -62,11 +62,24 @@ func (st *state) conPrepare(L *lua.LState) int {
 	stmt, err := c.prepare(c.settle(L), query)
 	if err != nil {
 		st.abandonedError(L, err)
+		st.prepareLost(L, c, err, query)
 		st.logPrepareError(c, db.AsError(err), query)
 		L.RaiseError("SQL API error")
 	}
 	L.Push(newObject(L, sqlStmtType, c.newStmt(stmt, query)))
 	return 1
+}
+
+// prepareLost restarts the event, as a failed query does, when a worker's
+// prepare lost its session with the code in the ignore list: a workload
+// that prepares its statements again after a reconnect (the bundled
+// ones, in before_restart_event) then survives an outage that strikes
+// again while it does. Any other failed prepare is fatal, as in
+// sysbench; it returns then.
+func (st *state) prepareLost(L *lua.LState, c *luaConn, err error, query string) {
+	if st.ev != nil && db.AsError(err).Kind == db.Reconnect {
+		st.sqlError(L, c, err, query, false)
+	}
 }
 
 // newStmt makes a statement the driver prepared on c a Lua statement of

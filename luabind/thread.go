@@ -183,11 +183,9 @@ func (st *state) eventLoop() error {
 			ev.Abandon()
 			return err
 		}
-		if hook := st.hook("before_restart_event"); hook != nil {
-			if _, herr := st.call(hook, errTbl); herr != nil {
-				ev.Abandon()
-				return herr
-			}
+		if herr := st.beforeRestart(errTbl); herr != nil {
+			ev.Abandon()
+			return herr
 		}
 		if ev.Stopping() {
 			// A retry loop never outlives the run.
@@ -196,6 +194,28 @@ func (st *state) eventLoop() error {
 		}
 		st.retryEvent = true
 	}
+}
+
+// beforeRestart calls the before_restart_event hook, if any, with the
+// error that restarts the event. A hook that itself fails with a restart
+// error (it lost the new session again while preparing its statements)
+// is called again with that error, until it succeeds or the run stops.
+func (st *state) beforeRestart(errTbl *lua.LTable) error {
+	hook := st.hook("before_restart_event")
+	for hook != nil {
+		_, err := st.call(hook, errTbl)
+		if err == nil {
+			return nil
+		}
+		var restart bool
+		if errTbl, restart = restartError(err); !restart {
+			return err
+		}
+		if st.ev.Stopping() {
+			return nil
+		}
+	}
+	return nil
 }
 
 // runEvents is the body of eventLoop, a Go function called (protected)
