@@ -107,11 +107,13 @@ func (c *PollerConn) Write(b []byte) (int, error) {
 	return c.wn, c.callError("write", err, c.werr)
 }
 
-// readOnce is the RawConn read callback: one read(2), false when there is
-// nothing to read yet (the poller then waits for the socket).
+// readOnce is the RawConn read callback: one recv(2), false when there is
+// nothing to read yet (the poller then waits for the socket). recvfrom(2)
+// and sendto(2) rather than read(2) and write(2) skip the file layer, as
+// in quickRead.
 func (c *PollerConn) readOnce(fd uintptr) bool {
 	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rb[0])), uintptr(len(c.rb)))
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&c.rb[0])), uintptr(len(c.rb)), 0, 0, 0)
 		switch errno {
 		case 0:
 			c.rn = int(n)
@@ -126,13 +128,13 @@ func (c *PollerConn) readOnce(fd uintptr) bool {
 	}
 }
 
-// writeAll is the RawConn write callback: write(2) until all of wb is
+// writeAll is the RawConn write callback: send(2) until all of wb is
 // written, false when the socket's buffer is full (the poller then waits
 // for room).
 func (c *PollerConn) writeAll(fd uintptr) bool {
 	for c.wn < len(c.wb) {
 		rest := c.wb[c.wn:]
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)), 0, 0, 0)
 		switch errno {
 		case 0:
 			c.wn += int(n)

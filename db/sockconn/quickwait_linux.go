@@ -60,10 +60,15 @@ const quickYieldEvery = 5 * time.Millisecond
 // monotonic clock.
 var quickEpoch = time.Now()
 
-// quickRead is one raw read(2) into b, with the socket's receive timeout
+// quickRead is one raw recv(2) into b, with the socket's receive timeout
 // set to the quick-wait time, repeated after a signal; ok is false when
 // the answer did not come in that time, and the caller then reads the
 // usual way.
+//
+// recvfrom(2) rather than read(2): on a connected socket they do the same,
+// but read(2) first passes the file layer (its range check and the
+// security modules' permission hook), which a socket does not need;
+// docs/performance.md, "A fourth machine", has the cost.
 func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 	wait := quickWaitNs.Load()
 	if wait == 0 || len(b) == 0 {
@@ -83,7 +88,7 @@ func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 		}
 	}
 	for {
-		r, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		r, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0, 0)
 		switch errno {
 		case 0:
 			return int(r), nil, true

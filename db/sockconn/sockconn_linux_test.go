@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestShortWrites: a signal that interrupts a blocked write(2) after part
@@ -313,5 +314,40 @@ func TestQuickReadYieldsToGCAndClose(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not wake a quick read")
+	}
+}
+
+// BenchmarkEmptySocketRead is the cost of entering a socket read with
+// nothing to read (EAGAIN), by read(2) and by recvfrom(2): what the file
+// layer adds to each of quickRead's calls (see quickRead).
+func BenchmarkEmptySocketRead(b *testing.B) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	defer syscall.Close(fds[1])
+	buf := make([]byte, 16<<10)
+	p, n := uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf))
+	for _, call := range []struct {
+		name string
+		do   func() syscall.Errno
+	}{
+		{"read", func() syscall.Errno {
+			_, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fds[0]), p, n)
+			return e
+		}},
+		{"recvfrom", func() syscall.Errno {
+			_, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(fds[0]), p, n, 0, 0, 0)
+			return e
+		}},
+	} {
+		b.Run(call.name, func(b *testing.B) {
+			for b.Loop() {
+				if e := call.do(); e != syscall.EAGAIN {
+					b.Fatalf("%s on an empty socket: %v, want EAGAIN", call.name, e)
+				}
+			}
+		})
 	}
 }
