@@ -10,7 +10,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"unsafe"
 )
 
 // PollerConn is Go's own connection, waited on by the runtime's network
@@ -108,15 +107,13 @@ func (c *PollerConn) Write(b []byte) (int, error) {
 }
 
 // readOnce is the RawConn read callback: one recv(2), false when there is
-// nothing to read yet (the poller then waits for the socket). recvfrom(2)
-// and sendto(2) rather than read(2) and write(2) skip the file layer, as
-// in quickRead.
+// nothing to read yet (the poller then waits for the socket).
 func (c *PollerConn) readOnce(fd uintptr) bool {
 	for {
-		n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&c.rb[0])), uintptr(len(c.rb)), 0, 0, 0)
+		n, errno := rawRecv(fd, c.rb)
 		switch errno {
 		case 0:
-			c.rn = int(n)
+			c.rn = n
 			return true
 		case syscall.EINTR:
 			continue
@@ -134,10 +131,10 @@ func (c *PollerConn) readOnce(fd uintptr) bool {
 func (c *PollerConn) writeAll(fd uintptr) bool {
 	for c.wn < len(c.wb) {
 		rest := c.wb[c.wn:]
-		n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)), 0, 0, 0)
+		n, errno := rawSend(fd, rest, 0)
 		switch errno {
 		case 0:
-			c.wn += int(n)
+			c.wn += n
 		case syscall.EINTR:
 		case syscall.EAGAIN:
 			return false

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"sbgo/internal/sched"
 )
@@ -64,11 +63,6 @@ var quickEpoch = time.Now()
 // set to the quick-wait time, repeated after a signal; ok is false when
 // the answer did not come in that time, and the caller then reads the
 // usual way.
-//
-// recvfrom(2) rather than read(2): on a connected socket they do the same,
-// but read(2) first passes the file layer (its range check and the
-// security modules' permission hook), which a socket does not need;
-// docs/performance.md, "A fourth machine", has the cost.
 func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 	wait := quickWaitNs.Load()
 	if wait == 0 || len(b) == 0 {
@@ -88,10 +82,10 @@ func (c *Conn) quickRead(b []byte) (n int, err error, ok bool) {
 		}
 	}
 	for {
-		r, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0, 0)
+		r, errno := rawRecv(uintptr(c.fd), b)
 		switch errno {
 		case 0:
-			return int(r), nil, true
+			return r, nil, true
 		case syscall.EINTR:
 			yieldThread()
 		case syscall.EAGAIN:
@@ -121,12 +115,11 @@ func (c *Conn) quickWrite(b []byte) int {
 	if len(b) == 0 {
 		return 0
 	}
-	n, _, errno := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
-		syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL, 0, 0)
+	n, errno := rawSend(uintptr(c.fd), b, syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL)
 	if errno != 0 {
 		return 0
 	}
-	return int(n)
+	return n
 }
 
 // yieldThread answers a signal that cut a quick read short: the reading
