@@ -34,7 +34,7 @@ func newBitModule(L *lua.LState) *lua.LTable {
 		"ror":     bitShift("ror", func(x uint64, n uint, w int) uint64 { return bitRotate(x, uint(w)-n, w) }),
 		"bswap":   bitSwap,
 	} {
-		t.RawSetString(name, L.NewFunction(fn))
+		t.RawSetString(name, L.NewFunction(leafFunction(fn)))
 	}
 	return t
 }

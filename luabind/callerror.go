@@ -35,11 +35,16 @@ func installCallErrors() bool {
 }
 
 // luajitCall is OP_CALL raising LuaJIT's error for a value it cannot call.
+// A leaf Go function (leafcall.go) runs without a frame of its own.
 func luajitCall(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 	reg, cf := vmState(L)
 	if ra := cf.LocalBase + instA(inst); ra < len(reg.array) {
-		if _, ok := reg.array[ra].(*lua.LFunction); !ok {
+		fn, ok := reg.array[ra].(*lua.LFunction)
+		if !ok {
 			checkCallable(L, cf, inst, reg.array[ra])
+		} else if fn.IsG && isLeaf(fn) {
+			callLeaf(L, reg, cf, fn, ra, inst)
+			return 0
 		}
 	}
 	return stockCall(L, inst, baseframe)

@@ -75,14 +75,14 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 	L.SetGlobal("tostring", L.NewFunction(ljToString))
 	c.tostring = L.GetGlobal("tostring")
 	L.SetGlobal("print", L.NewFunction(c.print))
-	L.SetGlobal("tonumber", L.NewFunction(c.toNumber))
+	L.SetGlobal("tonumber", L.NewFunction(leafFunction(c.toNumber)))
 	L.SetGlobal("ipairs", L.NewClosure(ipairsStart, L.NewFunction(c.ipairsNext)))
 	L.SetGlobal("load", L.NewFunction(ljLoad))
 	L.SetGlobal("loadstring", L.NewFunction(ljLoadString))
 	L.SetGlobal("newproxy", L.NewFunction(c.newproxy))
 
 	if str, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		str.RawSetString("format", L.NewFunction(strFormat))
+		str.RawSetString("format", L.NewFunction(leafFunction(strFormat)))
 		str.RawSetString("rep", L.NewFunction(ljStringRep))
 		str.RawSetString("gfind", lua.LNil) // a Lua 5.0 name LuaJIT dropped
 	}

@@ -470,7 +470,7 @@ func randArgUint32(L *lua.LState, n int) uint32 {
 func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 	t := L.CreateTable(0, 4)
 	set := func(name string, fn lua.LGFunction) {
-		t.RawSetString(name, L.NewFunction(fn))
+		t.RawSetString(name, L.NewFunction(leafFunction(fn)))
 	}
 	numbers := &numberBoxes{}
 	pair := func(draw func(a, b uint32) uint32) lua.LGFunction {

@@ -74,6 +74,7 @@ var vmPatches struct {
 	modulo  bool   // OP_MOD is luajitModulo
 	concat  bool   // OP_CONCAT is luajitConcat
 	call    bool   // OP_CALL and OP_TAILCALL name what they fail to call
+	leaves  bool   // OP_CALL runs leaf Go functions without a frame
 	self    bool   // OP_SELF finds sysbench.sql's methods without a lookup
 	fields  bool   // OP_GETTABLEKS and OP_SETTABLEKS reach tables directly
 }
@@ -86,6 +87,7 @@ func init() {
 	vmPatches.modulo = installModulo()
 	vmPatches.concat = installConcat()
 	vmPatches.call = installCallErrors()
+	vmPatches.leaves = vmPatches.call && installLeafCalls()
 	vmPatches.self = installSelf()
 	vmPatches.fields = installFields()
 }

@@ -17,7 +17,7 @@ func TestVMPatchesInstalled(t *testing.T) {
 		t.Fatalf("linked gopher-lua is %q, the VM patches were verified against %s", vmPatches.version, verifiedGopherLua)
 	}
 	for name, ok := range map[string]bool{"OP_MOD": vmPatches.modulo, "OP_CONCAT": vmPatches.concat, "OP_CALL": vmPatches.call, "OP_SELF": vmPatches.self,
-		"OP_GETTABLEKS and OP_SETTABLEKS": vmPatches.fields} {
+		"OP_GETTABLEKS and OP_SETTABLEKS": vmPatches.fields, "OP_CALL of leaf functions": vmPatches.leaves} {
 		if !ok {
 			t.Errorf("gopher-lua's %s handler was not replaced: check vmpatch.go's mirrors against the gopher-lua in go.mod", name)
 		}
