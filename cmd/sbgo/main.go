@@ -327,7 +327,9 @@ func (inv *invocation) resolveOptions() (code int, stop bool) {
 		seed = uint64(time.Now().Unix())
 	}
 	inv.script.Configure(randOpts, seed)
-	tuneGC(g.Threads)
+	if ceiling := tuneGC(g.Threads); ceiling > 0 {
+		startGCPacer(ceiling)
+	}
 	return 0, false
 }
 
@@ -505,42 +507,6 @@ func runBenchmark(r *engine.Run, script *luabind.Script, policy engine.ThreadPol
 		}
 	}()
 	return r.Execute(script)
-}
-
-// Thread counts at which tuneGC changes the collector's pace.
-const (
-	// fewRunThreads: the Lua states of 16 workers hold about 4 MB.
-	fewRunThreads = 16
-	// smallRunThreads: the Lua states of 64 workers hold about 15 MB.
-	smallRunThreads = 64
-	// largeRunThreads: from here the Lua states hold 250 MB and more.
-	largeRunThreads = 1024
-)
-
-// tuneGC sets how far the heap may grow past what is live before the
-// next collection, unless GOGC is set. A benchmark client allocates fast
-// and keeps little, so with few workers Go's default pace would collect
-// many times a second: the heap may grow to five times what is live, and
-// up to 16 workers to at least 64 MB (Go's smallest heap goal is 4 MB
-// times GOGC/100), because each collection stops the world and the stop
-// waits for threads the kernel has put aside while the workers keep every
-// CPU busy (at 2 threads, 4 times fewer collections). With thousands of
-// workers the Lua states are nearly all of the heap and live for the
-// whole run, so memory is what is scarce: the heap grows by a quarter
-// only; the garbage per event is small and collections stay seconds
-// apart (docs/performance.md, "The garbage collector").
-func tuneGC(threads int) {
-	if os.Getenv("GOGC") != "" {
-		return
-	}
-	switch {
-	case threads <= fewRunThreads:
-		debug.SetGCPercent(1600)
-	case threads <= smallRunThreads:
-		debug.SetGCPercent(400)
-	case threads >= largeRunThreads:
-		debug.SetGCPercent(25)
-	}
 }
 
 // printUsageError prints an option error on the stream sysbench uses for

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// Thread counts at which tuneGC changes the collector's pace.
+const (
+	// fewRunThreads: the Lua states of 16 workers hold about 4 MB.
+	fewRunThreads = 16
+	// smallRunThreads: the Lua states of 64 workers hold about 15 MB.
+	smallRunThreads = 64
+	// largeRunThreads: from here the Lua states hold 250 MB and more.
+	largeRunThreads = 1024
+)
+
+// tuneGC sets how far the heap may grow past what is live before the
+// next collection, unless GOGC is set, and returns the percentage it set
+// when paceGC should keep adjusting it below that, else 0. Each collection stops the world, and the stop waits
+// for threads the kernel has put aside while the workers keep every CPU
+// busy, so a script that allocates fast wants collections far apart: up
+// to 16 workers the heap may grow to 17 times what is live (at least 64
+// MB: Go's smallest goal is 4 MB times GOGC/100), up to 64 to five times.
+// But a heap that large is memory the caches no longer hold, and a script
+// that allocates at the pace of its round trips runs faster on a small
+// one; so up to 64 workers paceGC lowers the percentage to what keeps
+// collections gcMinInterval apart. With thousands of workers the Lua
+// states are nearly all of the heap and memory is what is scarce: the
+// heap grows by a quarter only (docs/performance.md, "The garbage
+// collector").
+func tuneGC(threads int) (paceCeiling int) {
+	if os.Getenv("GOGC") != "" {
+		return 0
+	}
+	switch {
+	case threads <= fewRunThreads:
+		paceCeiling = 1600
+	case threads <= smallRunThreads:
+		paceCeiling = 400
+	case threads >= largeRunThreads:
+		debug.SetGCPercent(25)
+		return 0
+	default:
+		return 0
+	}
+	debug.SetGCPercent(paceCeiling)
+	return paceCeiling
+}
+
+// gcMinInterval is how far apart paceGC keeps collections, and
+// gcPaceEvery how often it measures the allocation rate.
+const (
+	gcMinInterval = 50 * time.Millisecond
+	gcPaceEvery   = 100 * time.Millisecond
+)
+
+var paceOnce sync.Once
+
+// startGCPacer starts paceGC, once per process, with ceiling as the
+// highest percentage it sets.
+func startGCPacer(ceiling int) {
+	paceOnce.Do(func() { go paceGC(ceiling) })
+}
+
+// paceGC sets, every gcPaceEvery for the rest of the process, the GC
+// percentage gcPercentFor gives for the allocation rate it measured.
+func paceGC(ceiling int) {
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(samples)
+	lastAllocs, lastTime, current := samples[0].Value.Uint64(), time.Now(), ceiling
+	for range time.Tick(gcPaceEvery) {
+		metrics.Read(samples)
+		now := time.Now()
+		rate := float64(samples[0].Value.Uint64()-lastAllocs) / now.Sub(lastTime).Seconds()
+		lastAllocs, lastTime = samples[0].Value.Uint64(), now
+		if p := gcPercentFor(rate, samples[1].Value.Uint64(), ceiling); p*4 < current*3 || p*3 > current*4 {
+			debug.SetGCPercent(p)
+			current = p
+		}
+	}
+}
+
+// gcPercentFor returns the percentage by which a heap of live bytes may
+// grow so that, allocating rate bytes a second, the next collection comes
+// gcMinInterval later: no less than Go's default of 100, no more than
+// ceiling.
+func gcPercentFor(rate float64, live uint64, ceiling int) int {
+	const minLive = 4 << 20 // Go's heap goal is at least 4 MB times GOGC/100
+	if live < minLive {
+		live = minLive
+	}
+	p := rate * gcMinInterval.Seconds() / float64(live) * 100
+	switch {
+	case p < 100:
+		return 100
+	case p > float64(ceiling):
+		return ceiling
+	}
+	return int(p)
+}
