@@ -19,36 +19,46 @@ const (
 )
 
 // tuneGC sets how far the heap may grow past what is live before the
-// next collection, unless GOGC is set, and returns the percentage it set
-// when paceGC should keep adjusting it below that, else 0. Each collection stops the world, and the stop waits
-// for threads the kernel has put aside while the workers keep every CPU
-// busy, so a script that allocates fast wants collections far apart: up
-// to 16 workers the heap may grow to 17 times what is live (at least 64
-// MB: Go's smallest goal is 4 MB times GOGC/100), up to 64 to five times.
-// But a heap that large is memory the caches no longer hold, and a script
-// that allocates at the pace of its round trips runs faster on a small
-// one; so up to 64 workers paceGC lowers the percentage to what keeps
-// collections gcMinInterval apart. With thousands of workers the Lua
-// states are nearly all of the heap and memory is what is scarce: the
-// heap grows by a quarter only (docs/performance.md, "The garbage
-// collector").
-func tuneGC(threads int) (paceCeiling int) {
+// next collection, unless GOGC is set, and whether paceGC adjusts it. It
+// runs before every run, so a thread sweep's steps each get their own.
+// Each collection stops the world, and the stop waits for threads the
+// kernel has put aside while the workers keep every CPU busy, so a script
+// that allocates fast wants collections far apart: up to 16 workers the
+// heap may grow to 17 times what is live (at least 64 MB: Go's smallest
+// goal is 4 MB times GOGC/100), up to 64 to five times. But a heap that
+// large is memory the caches no longer hold, and a script that allocates
+// at the pace of its round trips runs faster on a small one; so up to 64
+// workers paceGC lowers the percentage to what keeps collections
+// gcMinInterval apart. With thousands of workers the Lua states are
+// nearly all of the heap and memory is what is scarce: the heap grows by
+// a quarter only (docs/performance.md, "The garbage collector").
+func tuneGC(threads int) {
+	percent, ceiling := gcPolicy(threads)
+	gcPace.Lock()
+	defer gcPace.Unlock()
 	if os.Getenv("GOGC") != "" {
-		return 0
+		gcPace.ceiling = 0
+		return
 	}
+	debug.SetGCPercent(percent)
+	gcPace.ceiling, gcPace.current = ceiling, percent
+	if ceiling > 0 {
+		gcPace.once.Do(func() { go paceGC() })
+	}
+}
+
+// gcPolicy returns the GC percentage a run of threads workers starts
+// with, and the highest paceGC may set (0: no pacing).
+func gcPolicy(threads int) (percent, paceCeiling int) {
 	switch {
 	case threads <= fewRunThreads:
-		paceCeiling = 1600
+		return 1600, 1600
 	case threads <= smallRunThreads:
-		paceCeiling = 400
-	case threads >= largeRunThreads:
-		debug.SetGCPercent(25)
-		return 0
-	default:
-		return 0
+		return 400, 400
+	case threads < largeRunThreads:
+		return 100, 0
 	}
-	debug.SetGCPercent(paceCeiling)
-	return paceCeiling
+	return 25, 0
 }
 
 // gcMinInterval is how far apart paceGC keeps collections, and
@@ -58,29 +68,35 @@ const (
 	gcPaceEvery   = 100 * time.Millisecond
 )
 
-var paceOnce sync.Once
-
-// startGCPacer starts paceGC, once per process, with ceiling as the
-// highest percentage it sets.
-func startGCPacer(ceiling int) {
-	paceOnce.Do(func() { go paceGC(ceiling) })
+// gcPace is what tuneGC and paceGC share: the ceiling tuneGC set (0 when
+// the percentage must stay as it is) and the percentage last set.
+var gcPace struct {
+	sync.Mutex
+	once             sync.Once
+	ceiling, current int
 }
 
 // paceGC sets, every gcPaceEvery for the rest of the process, the GC
-// percentage gcPercentFor gives for the allocation rate it measured.
-func paceGC(ceiling int) {
+// percentage gcPercentFor gives for the allocation rate it measured, when
+// it differs from the current one by more than a quarter.
+func paceGC() {
 	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(samples)
-	lastAllocs, lastTime, current := samples[0].Value.Uint64(), time.Now(), ceiling
+	lastAllocs, lastTime := samples[0].Value.Uint64(), time.Now()
 	for range time.Tick(gcPaceEvery) {
 		metrics.Read(samples)
 		now := time.Now()
 		rate := float64(samples[0].Value.Uint64()-lastAllocs) / now.Sub(lastTime).Seconds()
 		lastAllocs, lastTime = samples[0].Value.Uint64(), now
-		if p := gcPercentFor(rate, samples[1].Value.Uint64(), ceiling); p*4 < current*3 || p*3 > current*4 {
-			debug.SetGCPercent(p)
-			current = p
+		gcPace.Lock()
+		if gcPace.ceiling > 0 {
+			p := gcPercentFor(rate, samples[1].Value.Uint64(), gcPace.ceiling)
+			if p*4 < gcPace.current*3 || p*3 > gcPace.current*4 {
+				debug.SetGCPercent(p)
+				gcPace.current = p
+			}
 		}
+		gcPace.Unlock()
 	}
 }
 

@@ -5,31 +5,49 @@ import (
 	"testing"
 )
 
-// TestTuneGC: the collector's starting pace follows the thread count,
-// paceGC adjusts it up to 64 threads, and GOGC in the environment wins.
-func TestTuneGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	t.Setenv("GOGC", "")
+// TestGCPolicy: the collector's starting pace follows the thread count,
+// and paceGC adjusts it up to 64 threads only.
+func TestGCPolicy(t *testing.T) {
 	for _, tt := range []struct {
-		threads, want, ceiling int
+		threads, percent, ceiling int
 	}{
 		{1, 1600, 1600}, {fewRunThreads, 1600, 1600}, {fewRunThreads + 1, 400, 400}, {smallRunThreads, 400, 400},
 		{smallRunThreads + 1, 100, 0}, {largeRunThreads - 1, 100, 0}, {largeRunThreads, 25, 0}, {4096, 25, 0},
 	} {
-		debug.SetGCPercent(100)
-		ceiling := tuneGC(tt.threads)
-		if got := debug.SetGCPercent(100); got != tt.want || ceiling != tt.ceiling {
-			t.Errorf("%d threads: GC percent %d and pacing ceiling %d, want %d and %d", tt.threads, got, ceiling, tt.want, tt.ceiling)
+		if percent, ceiling := gcPolicy(tt.threads); percent != tt.percent || ceiling != tt.ceiling {
+			t.Errorf("%d threads: GC percent %d and pacing ceiling %d, want %d and %d", tt.threads, percent, ceiling, tt.percent, tt.ceiling)
 		}
 	}
+}
+
+// TestTuneGC: tuneGC sets the policy's percentage, a sweep's later step
+// with thousands of threads stops the pacing, and GOGC in the
+// environment wins.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	tuneGC(largeRunThreads)
+	if got := debug.SetGCPercent(25); got != 25 || gcPaceCeilingNow() != 0 {
+		t.Errorf("%d threads: GC percent %d, pacing ceiling %d; want 25 and no pacing", largeRunThreads, got, gcPaceCeilingNow())
+	}
+	tuneGC(1)
+	if c := gcPaceCeilingNow(); c != 1600 {
+		t.Errorf("1 thread: pacing ceiling %d, want 1600", c)
+	}
 	t.Setenv("GOGC", "150")
+	tuneGC(1) // stops the pacing started above before the percentage is set
 	debug.SetGCPercent(150)
-	if ceiling := tuneGC(1); ceiling != 0 {
-		t.Errorf("with GOGC=150: pacing ceiling %d, want 0 (no pacing)", ceiling)
+	tuneGC(1)
+	if got := debug.SetGCPercent(100); got != 150 || gcPaceCeilingNow() != 0 {
+		t.Errorf("with GOGC=150: GC percent %d, pacing ceiling %d; want 150 kept and no pacing", got, gcPaceCeilingNow())
 	}
-	if got := debug.SetGCPercent(100); got != 150 {
-		t.Errorf("with GOGC=150: GC percent %d, want 150 kept", got)
-	}
+}
+
+// gcPaceCeilingNow reads the pacer's ceiling.
+func gcPaceCeilingNow() int {
+	gcPace.Lock()
+	defer gcPace.Unlock()
+	return gcPace.ceiling
 }
 
 // TestGCPercentFor: the heap may grow by what is allocated in

@@ -327,9 +327,7 @@ func (inv *invocation) resolveOptions() (code int, stop bool) {
 		seed = uint64(time.Now().Unix())
 	}
 	inv.script.Configure(randOpts, seed)
-	if ceiling := tuneGC(g.Threads); ceiling > 0 {
-		startGCPacer(ceiling)
-	}
+	tuneGC(g.Threads)
 	return 0, false
 }
 
