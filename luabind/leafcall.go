@@ -13,8 +13,9 @@ import (
 // an event calls dozens of times (string.format, sysbench.rand.*) that
 // frame is most of the call's cost and does nothing a script can see:
 // these "leaf" functions only read their arguments and push results; they
-// raise errors by message alone (never from their frame's name), call no
-// Lua, do not yield and have no upvalues. So the OP_CALL handler
+// raise errors by message alone (never from their frame's name), do not
+// yield, have no upvalues, and call Lua only through L.Call (string.format
+// for a %s with __tostring), whose frame sits above the caller's. So the OP_CALL handler
 // (callerror.go) runs a leaf in its caller's frame instead: the frame's
 // local base moves to the arguments for the call and back, the results are
 // copied as gopher-lua copies them.
@@ -57,9 +58,10 @@ func installLeafCalls() bool {
 	return true
 }
 
-// isLeaf reports whether fn, a Go function, was made by leafFunction.
+// isLeaf reports whether fn, a Go function, was made by leafFunction
+// (never while leafCode is 0: no code pointer is).
 func isLeaf(fn *lua.LFunction) bool {
-	return leafCode != 0 && funcCode(fn.GFunction) == leafCode
+	return funcCode(fn.GFunction) == leafCode
 }
 
 // callLeaf runs OP_CALL inst of frame cf for the leaf fn in register ra.
