@@ -29,9 +29,10 @@ const (
 // large is memory the caches no longer hold, and a script that allocates
 // at the pace of its round trips runs faster on a small one; so up to 64
 // workers paceGC lowers the percentage to what keeps collections
-// gcMinInterval apart. With thousands of workers the Lua states are
-// nearly all of the heap and memory is what is scarce: the heap grows by
-// a quarter only (docs/performance.md, "The garbage collector").
+// gcMinInterval apart, down to gcFloorPercent. With thousands of workers
+// the Lua states are nearly all of the heap and memory is what is scarce:
+// the heap grows by a quarter only (docs/performance.md, "The garbage
+// collector").
 func tuneGC(threads int) {
 	percent, ceiling := gcPolicy(threads)
 	gcPace.Lock()
@@ -68,6 +69,18 @@ const (
 	gcPaceEvery   = 100 * time.Millisecond
 )
 
+// gcFloorPercent is the least percentage paceGC sets: a heap five times
+// what is live, 20 MB when Go's 4 MB minimum is live.
+//
+// Why not Go's 100: each collection asks every processor to stop several
+// times (its start, the flushes that end marking, its end), and a worker
+// that owns its OS thread answers each request with a hand-off of its
+// processor to a second thread and back, four futex calls and two context
+// switches. A script that allocates at the pace of its round trips
+// collected every half second at 100 for no gain in cache
+// (docs/performance.md, "The garbage collector").
+const gcFloorPercent = 400
+
 // gcPace is what tuneGC and paceGC share: the ceiling tuneGC set (0 when
 // the percentage must stay as it is) and the percentage last set.
 var gcPace struct {
@@ -102,8 +115,8 @@ func paceGC() {
 
 // gcPercentFor returns the percentage by which a heap of live bytes may
 // grow so that, allocating rate bytes a second, the next collection comes
-// gcMinInterval later: no less than Go's default of 100, no more than
-// ceiling.
+// gcMinInterval later: no less than gcFloorPercent, no more than ceiling
+// (which wins where it is lower).
 func gcPercentFor(rate float64, live uint64, ceiling int) int {
 	const minLive = 4 << 20 // Go's heap goal is at least 4 MB times GOGC/100
 	if live < minLive {
@@ -111,10 +124,10 @@ func gcPercentFor(rate float64, live uint64, ceiling int) int {
 	}
 	p := rate * gcMinInterval.Seconds() / float64(live) * 100
 	switch {
-	case p < 100:
-		return 100
-	case p > float64(ceiling):
+	case p > float64(ceiling) || ceiling <= gcFloorPercent:
 		return ceiling
+	case p < gcFloorPercent:
+		return gcFloorPercent
 	}
 	return int(p)
 }

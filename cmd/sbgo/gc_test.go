@@ -51,7 +51,7 @@ func gcPaceCeilingNow() int {
 }
 
 // TestGCPercentFor: the heap may grow by what is allocated in
-// gcMinInterval, between Go's default and the ceiling, and a small live
+// gcMinInterval, between gcFloorPercent and the ceiling, and a small live
 // heap counts as Go's smallest.
 func TestGCPercentFor(t *testing.T) {
 	const mb = 1 << 20
@@ -63,12 +63,14 @@ func TestGCPercentFor(t *testing.T) {
 		ceiling int
 		want    int
 	}{
-		{"idle", 0, 5 * mb, 1600, 100},
-		{"round-trip pace: 33 MB/s over 5 MB live", 33 * mb, 5 * mb, 1600, 100},
-		{"half the live heap per interval", perInterval(5 * mb), 10 * mb, 1600, 100},
-		{"three live heaps per interval", perInterval(30 * mb), 10 * mb, 1600, 300},
+		{"idle", 0, 5 * mb, 1600, gcFloorPercent},
+		{"round-trip pace: 33 MB/s over 5 MB live", 33 * mb, 5 * mb, 1600, gcFloorPercent},
+		{"half the live heap per interval", perInterval(5 * mb), 10 * mb, 1600, gcFloorPercent},
+		{"three live heaps per interval", perInterval(30 * mb), 10 * mb, 1600, gcFloorPercent},
+		{"six live heaps per interval", perInterval(60 * mb), 10 * mb, 1600, 600},
 		{"Lua-bound pace over a small live heap", perInterval(32 * mb), 2 * mb, 1600, 800},
 		{"beyond the ceiling", perInterval(400 * mb), 4 * mb, 400, 400},
+		{"a ceiling below the floor", 0, 4 * mb, 200, 200},
 	} {
 		if got := gcPercentFor(tt.rate, tt.live, tt.ceiling); got != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
