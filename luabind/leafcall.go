@@ -15,10 +15,10 @@ import (
 // these "leaf" functions only read their arguments and push results; they
 // raise errors by message alone (never from their frame's name), do not
 // yield, have no upvalues, and call Lua only through L.Call (string.format
-// for a %s with __tostring), whose frame sits above the caller's. So the OP_CALL handler
-// (callerror.go) runs a leaf in its caller's frame instead: the frame's
-// local base moves to the arguments for the call and back, the results are
-// copied as gopher-lua copies them.
+// for a %s with __tostring), whose frame sits above the caller's. So the
+// OP_CALL handler (callerror.go) runs a leaf in its caller's frame
+// instead: the frame's local base moves to the arguments for the call and
+// back, the results are copied as gopher-lua copies them.
 //
 // If a leaf raises an error the base is not moved back; it need not be:
 // the frame is above whatever catches the error (pcall, a coroutine's

@@ -123,11 +123,6 @@ func gcPercentFor(rate float64, live uint64, ceiling int) int {
 		live = minLive
 	}
 	p := rate * gcMinInterval.Seconds() / float64(live) * 100
-	switch {
-	case p > float64(ceiling) || ceiling <= gcFloorPercent:
-		return ceiling
-	case p < gcFloorPercent:
-		return gcFloorPercent
-	}
-	return int(p)
+	floor := min(gcFloorPercent, ceiling)
+	return int(min(max(p, float64(floor)), float64(ceiling)))
 }
