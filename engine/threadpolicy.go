@@ -46,8 +46,7 @@ type ThreadPolicy struct {
 	Procs int
 	// QuickWait is how long a read waits for its answer unseen by the
 	// scheduler (sockconn.SetQuickWait) before it blocks the way the
-	// scheduler sees: quickWait, or quickWaitMany from
-	// spareProcWorkersPerCPU workers per CPU on.
+	// scheduler sees: quickWait.
 	QuickWait time.Duration
 }
 
@@ -69,32 +68,28 @@ const osThreadWorkersPerCPU = 32
 // spareProcWorkersPerCPU bounds the spare P and ThreadPolicy.Locked: up to
 // this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
 //
-// Why: the spare P earns its keep while workers fall back to blocking
-// reads the scheduler sees: the P of a worker in such a read is handed on
-// at once instead of by sysmon. With more workers, reads wait in raw calls
-// long enough to need no fallback (quickWaitMany), and an idle P only
-// costs (tps against sysbench's on 2 CPUs, no spare P and 50 ms -> a
-// spare P and 5 ms: at 32 workers oltp_point_select 0.97 -> 1.24, at 64
-// 1.06 -> 0.93; docs/performance.md, "Locked workers and the spare
-// processor").
+// Why: the spare P earns its keep when a worker blocks the way the
+// scheduler sees (a read that outlasts quickWait, the runtime's own
+// waits): what that worker's P had to run is run at once instead of after
+// sysmon takes the P. With more workers an idle P only costs (tps against
+// sysbench's on 2 CPUs, no spare P and 50 ms quick waits -> a spare P and
+// 5 ms: at 32 workers oltp_point_select 0.97 -> 1.24, at 64 1.06 -> 0.93;
+// docs/performance.md, "Locked workers and the spare processor").
 const spareProcWorkersPerCPU = 16
 
 // quickWait is how long a worker that owns its OS thread waits for an
 // answer before it blocks the way the runtime's scheduler sees: longer
-// than most round trips of a benchmark on a busy machine, short against a
-// garbage collection's pace (whose stop-the-world signal cuts the wait
-// short anyway).
-//
-// From spareProcWorkersPerCPU workers per CPU on, statements take several
-// ms each, and a fallback costs more: the runtime takes the waiting
-// worker's P away and wakes a thread to look for work for it. There the
-// wait is quickWaitMany (32 workers on 2 CPUs, oltp_read_only fell back
-// 0.3 times per transaction with 5 ms, 0.02 with 50 ms;
-// docs/performance.md, "Blocking sockets: a worker owns an OS thread").
-const (
-	quickWait     = 5 * time.Millisecond
-	quickWaitMany = 50 * time.Millisecond
-)
+// than nearly every statement of a benchmark, row lock waits included,
+// because a fallback costs more than a long raw wait does. A fallback
+// re-arms the socket's timeout twice, and a read the scheduler sees for
+// 10 ms has its P taken by sysmon, which then polls every 20 µs for a
+// while; a raw wait costs a preemption signal every 10 ms, answered with
+// a pass through the scheduler (sockconn's quick reads), and a garbage
+// collection's signal cuts it short anyway. It used to be 5 ms up to
+// spareProcWorkersPerCPU workers per CPU, where the TPC-C-like script's
+// lock waits fell back (docs/performance.md, "Blocking sockets: a worker
+// owns an OS thread").
+const quickWait = 50 * time.Millisecond
 
 // DecideThreadPolicy decides the policy of threads workers on cpus CPUs.
 // sessionsBlock is asked, with the policy so far (Threads, CPUs,
@@ -115,9 +110,6 @@ func DecideThreadPolicy(threads, cpus int, sessionsBlock func(ThreadPolicy) bool
 		p.Procs++
 	}
 	p.QuickWait = quickWait
-	if threads >= spare {
-		p.QuickWait = quickWaitMany
-	}
 	return p
 }
 

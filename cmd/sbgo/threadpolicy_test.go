@@ -12,10 +12,10 @@ import (
 // per run: threads x CPUs x driver and io mode -> the policy, and that the
 // drivers find it in the options.
 func TestDecideThreadPolicy(t *testing.T) {
-	const short, long = 5 * time.Millisecond, 50 * time.Millisecond
+	const wait = 50 * time.Millisecond
 	type policy = engine.ThreadPolicy
 	// own is the policy of workers that own OS threads.
-	own := func(threads, cpus int, locked bool, procs int, wait time.Duration) policy {
+	own := func(threads, cpus int, locked bool, procs int) policy {
 		return policy{Threads: threads, CPUs: cpus, MayOwnThreads: true, OwnThreads: true, Locked: locked, Procs: procs, QuickWait: wait}
 	}
 	for _, tt := range []struct {
@@ -25,24 +25,24 @@ func TestDecideThreadPolicy(t *testing.T) {
 		want          policy
 	}{
 		// MySQL's auto mode blocks while the workers may own OS threads:
-		// locked with a spare P and a short quick wait below 16 per CPU,
-		// the long wait from 16, unlocked without a spare P beyond.
-		{"mysql auto, 1", 1, 2, nil, own(1, 2, true, 2, short)},
-		{"mysql auto, 31", 31, 2, nil, own(31, 2, true, 32, short)},
-		{"mysql auto, 32", 32, 2, nil, own(32, 2, true, 33, long)},
-		{"mysql auto, 33", 33, 2, nil, own(33, 2, false, 33, long)},
-		{"mysql auto, 64", 64, 2, nil, own(64, 2, false, 64, long)},
+		// locked with a spare P up to 16 per CPU, unlocked without a
+		// spare P beyond.
+		{"mysql auto, 1", 1, 2, nil, own(1, 2, true, 2)},
+		{"mysql auto, 31", 31, 2, nil, own(31, 2, true, 32)},
+		{"mysql auto, 32", 32, 2, nil, own(32, 2, true, 33)},
+		{"mysql auto, 33", 33, 2, nil, own(33, 2, false, 33)},
+		{"mysql auto, 64", 64, 2, nil, own(64, 2, false, 64)},
 		// Beyond 32 per CPU, the poller and shared processors.
 		{"mysql auto, 65", 65, 2, nil, policy{Threads: 65, CPUs: 2}},
-		{"mysql auto, 65 on 4 CPUs", 65, 4, nil, own(65, 4, false, 65, long)},
+		{"mysql auto, 65 on 4 CPUs", 65, 4, nil, own(65, 4, false, 65)},
 		// Blocking sessions beyond the bound share the processors too.
 		{"mysql blocking, 65", 65, 2, []string{"mysql-io-mode", "blocking"}, policy{Threads: 65, CPUs: 2}},
 		{"mysql poller, 2", 2, 2, []string{"mysql-io-mode", "poller"}, policy{Threads: 2, CPUs: 2, MayOwnThreads: true}},
 		{"go-sql-driver, 2", 2, 2, []string{"mysql-io-mode", "go-sql-driver"}, policy{Threads: 2, CPUs: 2, MayOwnThreads: true}},
 		// PostgreSQL's auto mode blocks up to 2 threads per CPU only.
-		{"pgsql auto, 4", 4, 2, []string{"db-driver", "pgsql"}, own(4, 2, true, 5, short)},
+		{"pgsql auto, 4", 4, 2, []string{"db-driver", "pgsql"}, own(4, 2, true, 5)},
 		{"pgsql auto, 5", 5, 2, []string{"db-driver", "pgsql"}, policy{Threads: 5, CPUs: 2, MayOwnThreads: true}},
-		{"pgsql blocking, 40", 40, 2, []string{"db-driver", "pgsql", "pgsql-io-mode", "blocking"}, own(40, 2, false, 40, long)},
+		{"pgsql blocking, 40", 40, 2, []string{"db-driver", "pgsql", "pgsql-io-mode", "blocking"}, own(40, 2, false, 40)},
 		// A driver that is not registered never blocks.
 		{"unknown driver", 2, 2, []string{"db-driver", "none"}, policy{Threads: 2, CPUs: 2, MayOwnThreads: true}},
 	} {

@@ -11,6 +11,16 @@ import "runtime"
 // whether it is locked to that thread (runtime.LockOSThread). A locked
 // goroutine is unlocked for the pass, so that it is never handed off
 // between threads, and locked again after it.
+//
+// It is nosplit because a pass is often the answer to a preemption
+// request (the signal that cut a quick read short), which the runtime
+// meets at the first stack check it finds: with a check at YieldThread's
+// entry, that was before the unlock, and the runtime handed the locked
+// goroutine from thread to thread (four futex calls and two thread
+// switches). Without it the request is met in the pass itself, unlocked
+// (docs/performance.md, "Passes through the scheduler").
+//
+//go:nosplit
 func YieldThread(locked bool) {
 	if locked {
 		runtime.UnlockOSThread()

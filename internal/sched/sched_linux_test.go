@@ -5,6 +5,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // TestYieldThreadKeepsThread: a worker resumes on its OS thread
@@ -72,3 +74,69 @@ func yieldsThatMoveWorkers(workers, yields int, locked bool) int {
 	}
 	return total
 }
+
+// TestPreemptedYieldThreadSleepsNot: a locked goroutine whose raw system
+// call was cut short by the runtime's preemption signal (the quick reads'
+// case) meets the pending request in YieldThread's pass without its thread
+// going to sleep. With a stack check before the unlock, the runtime handed
+// the locked goroutine to another thread and back, and the thread slept
+// (a voluntary context switch) for every such pass. One processor, so that
+// nothing else can take the goroutine in between.
+func TestPreemptedYieldThreadSleepsNot(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	done := make(chan [2]int)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var preempted, slept int
+		for range 40 {
+			if rawSleepCutShort(50 * time.Millisecond) {
+				before := threadVoluntarySwitches()
+				YieldThread(true)
+				if threadVoluntarySwitches() != before {
+					slept++
+				}
+				preempted++
+			}
+		}
+		done <- [2]int{preempted, slept}
+	}()
+	r := <-done
+	preempted, slept := r[0], r[1]
+	if preempted < 10 {
+		t.Fatalf("only %d of 40 raw sleeps were cut short by a preemption signal, want at least 10", preempted)
+	}
+	if slept > preempted/5 {
+		t.Errorf("the thread slept in %d of %d passes after a preemption signal, want at most a fifth", slept, preempted)
+	}
+	t.Logf("%d preempted passes, %d with the thread asleep", preempted, slept)
+}
+
+// rawSleepCutShort sleeps up to d in a raw nanosleep(2), which the
+// scheduler takes for running Go code, and reports whether a signal (the
+// runtime's preemption request, sent after 10 ms) ended it early. It and
+// its callees until the pass must not check the stack: it is what the
+// test is about.
+//
+//go:nosplit
+func rawSleepCutShort(d time.Duration) bool {
+	ts := syscall.NsecToTimespec(int64(d))
+	_, _, errno := syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	return errno == syscall.EINTR
+}
+
+// threadVoluntarySwitches is the calling thread's count of voluntary
+// context switches (getrusage(2) RUSAGE_THREAD), read with a raw system
+// call and no stack check, so that reading it never meets a pending
+// preemption request.
+//
+//go:nosplit
+func threadVoluntarySwitches() int64 {
+	var ru syscall.Rusage
+	syscall.RawSyscall(syscall.SYS_GETRUSAGE, rusageThread, uintptr(unsafe.Pointer(&ru)), 0)
+	return ru.Nvcsw
+}
+
+// rusageThread is getrusage(2)'s RUSAGE_THREAD, which package syscall
+// does not name.
+const rusageThread = 1
