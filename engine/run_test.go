@@ -465,11 +465,10 @@ func TestLatencyIsMeasured(t *testing.T) {
 	}
 }
 
-// TestWorkersLockedOnlyWithSpareProcessor: workers that own OS threads are
-// locked to them while a spare processor is left beside them, and beyond
-// that they are not, yet pass through the scheduler all the same.
-func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
-	for _, threads := range []int{2, spareProcWorkersPerCPU*runtime.NumCPU() + 1} {
+// TestWorkersLockedOnlyWhenFew: workers that own OS threads are locked to
+// them up to lockedWorkersPerCPU per CPU, and beyond that they are not, yet pass through the scheduler all the same.
+func TestWorkersLockedOnlyWhenFew(t *testing.T) {
+	for _, threads := range []int{2, lockedWorkersPerCPU*runtime.NumCPU() + 1} {
 		var mu sync.Mutex
 		locked := map[bool]int{} // Events.locked -> events
 		yielding := 0            // events of workers with a yield time
@@ -485,7 +484,7 @@ func TestWorkersLockedOnlyWithSpareProcessor(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
-		want := threads <= spareProcWorkersPerCPU*runtime.NumCPU()
+		want := threads <= lockedWorkersPerCPU*runtime.NumCPU()
 		if len(locked) != 1 || locked[want] == 0 {
 			t.Errorf("%d workers: events by locked state %v, want all locked=%v", threads, locked, want)
 		}

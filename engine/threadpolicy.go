@@ -31,18 +31,18 @@ type ThreadPolicy struct {
 	// block and MayOwnThreads. The other fields apply only then.
 	OwnThreads bool
 	// Locked tells that the workers are also locked to their threads
-	// (runtime.LockOSThread): only while a spare P is left beside them
-	// (see spareProcWorkersPerCPU). Beyond, a worker keeps its thread all
-	// the same, since its raw reads never leave it and its yields put it
-	// back on its own P's queue, but the lock costs more than it keeps: a
-	// worker waiting its turn for a CPU can pass 10 ms without a yield,
-	// and sysmon's preemption of a locked goroutine is a hand-off between
-	// two threads (64 workers on 2 CPUs, oltp_read_only: 0.88 -> 1.06
-	// times sysbench's tps without the lock; docs/performance.md, "Locked
-	// workers and the spare processor").
+	// (runtime.LockOSThread): up to lockedWorkersPerCPU per CPU. Beyond, a
+	// worker keeps its thread all the same, since its raw reads never
+	// leave it and its yields put it back on its own P's queue, but the
+	// lock costs more than it keeps: a worker waiting its turn for a CPU
+	// can pass 10 ms without a yield, and sysmon's preemption of a locked
+	// goroutine is a hand-off between two threads (64 workers on 2 CPUs,
+	// oltp_read_only: 0.88 -> 1.06 times sysbench's tps without the lock;
+	// docs/performance.md, "Locked workers and the processor count").
 	Locked bool
-	// Procs is GOMAXPROCS for the run: Threads, plus the spare P while
-	// Locked; 0 leaves GOMAXPROCS as it is. The run only raises it.
+	// Procs is GOMAXPROCS for the run: a P per worker, none spare; 0
+	// leaves GOMAXPROCS as it is. The run only raises it, so with fewer
+	// workers than CPUs the runtime's default (a P per CPU) stays.
 	Procs int
 	// QuickWait is how long a read waits for its answer unseen by the
 	// scheduler (sockconn.SetQuickWait) before it blocks the way the
@@ -65,17 +65,24 @@ type ThreadPolicy struct {
 // grows with the number of Ps.
 const osThreadWorkersPerCPU = 32
 
-// spareProcWorkersPerCPU bounds the spare P and ThreadPolicy.Locked: up to
-// this many workers per CPU GOMAXPROCS is Threads+1, beyond it Threads.
+// lockedWorkersPerCPU bounds ThreadPolicy.Locked: up to this many workers
+// per CPU are locked to their OS threads.
 //
-// Why: the spare P earns its keep when a worker blocks the way the
-// scheduler sees (a read that outlasts quickWait, the runtime's own
-// waits): what that worker's P had to run is run at once instead of after
-// sysmon takes the P. With more workers an idle P only costs (tps against
-// sysbench's on 2 CPUs, no spare P and 50 ms quick waits -> a spare P and
-// 5 ms: at 32 workers oltp_point_select 0.97 -> 1.24, at 64 1.06 -> 0.93;
-// docs/performance.md, "Locked workers and the spare processor").
-const spareProcWorkersPerCPU = 16
+// Why: below it, workers that were not locked lost (32 workers of
+// oltp_point_select on 2 CPUs, beside a spare P: 0.86 -> 0.78 times
+// sysbench's tps): a
+// preempted one goes to the global run queue, and a thread woken for an
+// idle P may take it away. Beyond it the lock's hand-offs cost more
+// (ThreadPolicy.Locked).
+//
+// No P is left spare beside the workers. A spare P ran at once what a
+// worker's P had to run when the worker blocked the way the scheduler
+// sees, which was often while quick waits lasted 5 ms; with quickWait
+// such blocks are rare, and the spare P only costs: beside it the server
+// spent more CPU per transaction (8 workers of the TPC-C-like script on
+// 2 CPUs: 1.03 -> 1.00 times what it spent beside sysbench, tps 0.99 ->
+// 1.01; docs/performance.md, "Locked workers and the processor count").
+const lockedWorkersPerCPU = 16
 
 // quickWait is how long a worker that owns its OS thread waits for an
 // answer before it blocks the way the runtime's scheduler sees: longer
@@ -86,7 +93,7 @@ const spareProcWorkersPerCPU = 16
 // while; a raw wait costs a preemption signal every 10 ms, answered with
 // a pass through the scheduler (sockconn's quick reads), and a garbage
 // collection's signal cuts it short anyway. It used to be 5 ms up to
-// spareProcWorkersPerCPU workers per CPU, where the TPC-C-like script's
+// lockedWorkersPerCPU workers per CPU, where the TPC-C-like script's
 // lock waits fell back (docs/performance.md, "Blocking sockets: a worker
 // owns an OS thread").
 const quickWait = 50 * time.Millisecond
@@ -102,13 +109,9 @@ func DecideThreadPolicy(threads, cpus int, sessionsBlock func(ThreadPolicy) bool
 	if !p.MayOwnThreads || sessionsBlock == nil || !sessionsBlock(p) {
 		return p
 	}
-	spare := spareProcWorkersPerCPU * cpus
 	p.OwnThreads = true
-	p.Locked = threads <= spare
+	p.Locked = threads <= lockedWorkersPerCPU*cpus
 	p.Procs = threads
-	if p.Locked {
-		p.Procs++
-	}
 	p.QuickWait = quickWait
 	return p
 }

@@ -28,21 +28,21 @@ func TestDecideThreadPolicy(t *testing.T) {
 		// Sessions on the poller share the processors at any count.
 		{"poller, few", 2, 2, false, shared(2, 2, true)},
 		{"poller, many", 65, 2, false, shared(65, 2, false)},
-		// Blocking sessions, few workers: locked, a spare P.
-		{"1 worker", 1, 2, true, ThreadPolicy{1, 2, true, true, true, 2, quickWait}},
-		{"below 16/CPU", 31, 2, true, ThreadPolicy{31, 2, true, true, true, 32, quickWait}},
-		// At 16 per CPU: still locked with a spare P.
-		{"16/CPU", 32, 2, true, ThreadPolicy{32, 2, true, true, true, 33, quickWait}},
-		// Beyond 16 per CPU: own threads, not locked, no spare P.
+		// Blocking sessions, few workers: locked, a P per worker.
+		{"1 worker", 1, 2, true, ThreadPolicy{1, 2, true, true, true, 1, quickWait}},
+		{"below 16/CPU", 31, 2, true, ThreadPolicy{31, 2, true, true, true, 31, quickWait}},
+		// At 16 per CPU: still locked.
+		{"16/CPU", 32, 2, true, ThreadPolicy{32, 2, true, true, true, 32, quickWait}},
+		// Beyond 16 per CPU: own threads, not locked.
 		{"above 16/CPU", 33, 2, true, ThreadPolicy{33, 2, true, true, false, 33, quickWait}},
 		{"32/CPU", 64, 2, true, ThreadPolicy{64, 2, true, true, false, 64, quickWait}},
 		// Beyond 32 per CPU: the processors are shared, blocking or not.
 		{"above 32/CPU", 65, 2, true, shared(65, 2, false)},
 		// The bounds scale with the CPUs.
-		{"64 on 4 CPUs", 64, 4, true, ThreadPolicy{64, 4, true, true, true, 65, quickWait}},
+		{"64 on 4 CPUs", 64, 4, true, ThreadPolicy{64, 4, true, true, true, 64, quickWait}},
 		{"129 on 4 CPUs", 129, 4, true, shared(129, 4, false)},
 		// A CPU count below 1 counts as 1.
-		{"no CPU count", 16, 0, true, ThreadPolicy{16, 1, true, true, true, 17, quickWait}},
+		{"no CPU count", 16, 0, true, ThreadPolicy{16, 1, true, true, true, 16, quickWait}},
 	} {
 		asked := false
 		got := DecideThreadPolicy(tt.threads, tt.cpus, func(p ThreadPolicy) bool {

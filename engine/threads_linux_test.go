@@ -13,9 +13,8 @@ import (
 
 // TestOSThreadPerWorker checks that with a policy of own threads each
 // worker keeps its OS thread through its events (between them, a yield
-// may move it to another), that GOMAXPROCS leaves a spare processor beside
-// a few workers during the run (none beside many), and that it is
-// restored.
+// may move it to another), that GOMAXPROCS is a processor per worker
+// during the run, never fewer than before it, and that it is restored.
 func TestOSThreadPerWorker(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	threads := min(3, osThreadWorkersPerCPU*runtime.NumCPU())
@@ -44,7 +43,7 @@ func TestOSThreadPerWorker(t *testing.T) {
 	if len(workers) != threads || len(moved) != 0 {
 		t.Errorf("workers seen: %v, moved to another OS thread within an event: %v", workers, moved)
 	}
-	want := max(before, threads+1)
+	want := max(before, threads)
 	if len(procs) != 1 || !procs[want] {
 		t.Errorf("GOMAXPROCS during the run: %v, want %d", procs, want)
 	}
@@ -59,15 +58,15 @@ func TestOSThreadPerWorker(t *testing.T) {
 		return false, nil
 	}
 
-	// Beyond spareProcWorkersPerCPU workers per CPU there is a processor
-	// per worker and none spare.
-	noSpare := spareProcWorkersPerCPU*runtime.NumCPU() + 1
+	// Beyond lockedWorkersPerCPU workers per CPU, unlocked, there is
+	// still a processor per worker.
+	unlocked := lockedWorkersPerCPU*runtime.NumCPU() + 1
 	procs = map[int]bool{}
-	if code, out := execute(t, Config{Threads: noSpare, Events: 100, ThreadPolicy: ownThreads(noSpare)}, w); code != ExitOK {
+	if code, out := execute(t, Config{Threads: unlocked, Events: 100, ThreadPolicy: ownThreads(unlocked)}, w); code != ExitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if want := max(before, noSpare); len(procs) != 1 || !procs[want] {
-		t.Errorf("GOMAXPROCS with %d workers: %v, want %d", noSpare, procs, want)
+	if want := max(before, unlocked); len(procs) != 1 || !procs[want] {
+		t.Errorf("GOMAXPROCS with %d workers: %v, want %d", unlocked, procs, want)
 	}
 
 	// Above osThreadWorkersPerCPU workers per CPU the runtime's default

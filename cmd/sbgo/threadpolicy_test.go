@@ -25,11 +25,10 @@ func TestDecideThreadPolicy(t *testing.T) {
 		want          policy
 	}{
 		// MySQL's auto mode blocks while the workers may own OS threads:
-		// locked with a spare P up to 16 per CPU, unlocked without a
-		// spare P beyond.
-		{"mysql auto, 1", 1, 2, nil, own(1, 2, true, 2)},
-		{"mysql auto, 31", 31, 2, nil, own(31, 2, true, 32)},
-		{"mysql auto, 32", 32, 2, nil, own(32, 2, true, 33)},
+		// a P per worker, locked up to 16 per CPU, unlocked beyond.
+		{"mysql auto, 1", 1, 2, nil, own(1, 2, true, 1)},
+		{"mysql auto, 31", 31, 2, nil, own(31, 2, true, 31)},
+		{"mysql auto, 32", 32, 2, nil, own(32, 2, true, 32)},
 		{"mysql auto, 33", 33, 2, nil, own(33, 2, false, 33)},
 		{"mysql auto, 64", 64, 2, nil, own(64, 2, false, 64)},
 		// Beyond 32 per CPU, the poller and shared processors.
@@ -40,7 +39,7 @@ func TestDecideThreadPolicy(t *testing.T) {
 		{"mysql poller, 2", 2, 2, []string{"mysql-io-mode", "poller"}, policy{Threads: 2, CPUs: 2, MayOwnThreads: true}},
 		{"go-sql-driver, 2", 2, 2, []string{"mysql-io-mode", "go-sql-driver"}, policy{Threads: 2, CPUs: 2, MayOwnThreads: true}},
 		// PostgreSQL's auto mode blocks up to 2 threads per CPU only.
-		{"pgsql auto, 4", 4, 2, []string{"db-driver", "pgsql"}, own(4, 2, true, 5)},
+		{"pgsql auto, 4", 4, 2, []string{"db-driver", "pgsql"}, own(4, 2, true, 4)},
 		{"pgsql auto, 5", 5, 2, []string{"db-driver", "pgsql"}, policy{Threads: 5, CPUs: 2, MayOwnThreads: true}},
 		{"pgsql blocking, 40", 40, 2, []string{"db-driver", "pgsql", "pgsql-io-mode", "blocking"}, own(40, 2, false, 40)},
 		// A driver that is not registered never blocks.

@@ -8,7 +8,7 @@ import _ "unsafe" // go:linkname
 // run queue, where its own thread finds the goroutine next, without
 // waking an idle thread to look for work. Unlike Gosched it neither goes
 // through the global run queue (where workers traded threads) nor wakes
-// a thread beside a spare processor; docs/performance.md has the
+// a thread beside an idle processor; docs/performance.md has the
 // measurements.
 //
 // The runtime keeps goyield reachable this way for the packages that use

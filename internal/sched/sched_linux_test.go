@@ -12,8 +12,9 @@ import (
 // TestYieldThreadKeepsThread: a worker resumes on its OS thread
 // after YieldThread, locked to it or not, even while another
 // goroutine keeps the global run queue busy; through Gosched the workers
-// would trade threads there. Locked workers get a spare processor beside
-// them, as in a run, which Gosched would hand to another thread.
+// would trade threads there. Locked workers get an idle processor beside
+// them, as one worker on two CPUs has in a run, which Gosched would hand
+// to another thread.
 func TestYieldThreadKeepsThread(t *testing.T) {
 	const workers, yields = 2, 3000
 	for _, locked := range []bool{false, true} {
@@ -30,7 +31,7 @@ func TestYieldThreadKeepsThread(t *testing.T) {
 func yieldsThatMoveWorkers(workers, yields int, locked bool) int {
 	procs := workers
 	if locked {
-		procs++ // the spare processor of a run with locked workers
+		procs++ // an idle processor beside the locked workers
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	stop := make(chan struct{})
