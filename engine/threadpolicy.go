@@ -68,20 +68,16 @@ const osThreadWorkersPerCPU = 32
 // lockedWorkersPerCPU bounds ThreadPolicy.Locked: up to this many workers
 // per CPU are locked to their OS threads.
 //
-// Why: below it, workers that were not locked lost (32 workers of
-// oltp_point_select on 2 CPUs, beside a spare P: 0.86 -> 0.78 times
-// sysbench's tps): a
-// preempted one goes to the global run queue, and a thread woken for an
-// idle P may take it away. Beyond it the lock's hand-offs cost more
-// (ThreadPolicy.Locked).
+// Why: below it, workers that were not locked lost tps: a preempted one
+// goes to the global run queue, and a thread woken for an idle P may take
+// it away. Beyond it the lock's hand-offs cost more (ThreadPolicy.Locked).
 //
 // No P is left spare beside the workers. A spare P ran at once what a
 // worker's P had to run when the worker blocked the way the scheduler
 // sees, which was often while quick waits lasted 5 ms; with quickWait
-// such blocks are rare, and the spare P only costs: beside it the server
-// spent more CPU per transaction (8 workers of the TPC-C-like script on
-// 2 CPUs: 1.03 -> 1.00 times what it spent beside sysbench, tps 0.99 ->
-// 1.01; docs/performance.md, "Locked workers and the processor count").
+// such blocks are rare, and beside the spare P the server spent more CPU
+// per transaction, and the client got less tps (docs/performance.md,
+// "Locked workers and the processor count", "A tenth machine").
 const lockedWorkersPerCPU = 16
 
 // quickWait is how long a worker that owns its OS thread waits for an
