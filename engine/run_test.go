@@ -466,7 +466,8 @@ func TestLatencyIsMeasured(t *testing.T) {
 }
 
 // TestWorkersLockedOnlyWhenFew: workers that own OS threads are locked to
-// them up to lockedWorkersPerCPU per CPU, and beyond that they are not, yet pass through the scheduler all the same.
+// them up to lockedWorkersPerCPU per CPU, and beyond that they are not,
+// yet pass through the scheduler all the same.
 func TestWorkersLockedOnlyWhenFew(t *testing.T) {
 	for _, threads := range []int{2, lockedWorkersPerCPU*runtime.NumCPU() + 1} {
 		var mu sync.Mutex
