@@ -36,9 +36,8 @@ type ThreadPolicy struct {
 	// leave it and its yields put it back on its own P's queue, but the
 	// lock costs more than it keeps: a worker waiting its turn for a CPU
 	// can pass 10 ms without a yield, and sysmon's preemption of a locked
-	// goroutine is a hand-off between two threads (64 workers on 2 CPUs,
-	// oltp_read_only: 0.88 -> 1.06 times sysbench's tps without the lock;
-	// docs/performance.md, "Locked workers and the processor count").
+	// goroutine is a hand-off between two threads (docs/performance.md,
+	// "Locked workers and the processor count", has the measurements).
 	Locked bool
 	// Procs is GOMAXPROCS for the run: a P per worker, none spare; 0
 	// leaves GOMAXPROCS as it is. The run only raises it, so with fewer
