@@ -64,8 +64,14 @@ func gcPolicy(threads int) (percent, paceCeiling int) {
 
 // gcMinInterval is how far apart paceGC keeps collections, and
 // gcPaceEvery how often it measures the allocation rate.
+//
+// Why 200 ms: a script that allocates as fast as Lua runs, with a worker
+// on every CPU, has no idle CPU for the collector, and each collection
+// costs it the stops and the mark work; a script that allocates at the
+// pace of its round trips stays at gcFloorPercent either way, so only the
+// first gains (docs/performance.md, "The garbage collector").
 const (
-	gcMinInterval = 50 * time.Millisecond
+	gcMinInterval = 200 * time.Millisecond
 	gcPaceEvery   = 100 * time.Millisecond
 )
 
