@@ -12,7 +12,8 @@ import (
 // The ffi module stands in for LuaJIT's FFI, which gopher-lua cannot
 // provide. Scripts use a small part of it: ffi.cdef declarations followed
 // by calls of a few C functions through ffi.C (usleep, sleep, printf,
-// sysbench's sb_counter_inc, gettimeofday) and enum constants. Those are
+// sysbench's sb_counter_inc, gettimeofday, clock_gettime) and enum
+// constants. Those are
 // implemented in Go; everything else raises an error naming what is
 // missing, so a script fails clearly instead of misbehaving.
 
@@ -64,7 +65,7 @@ var ffiConstants = map[string]int{
 }
 
 // ffiSupported lists the ffi.C functions, for error messages.
-const ffiSupported = "usleep, sleep, printf, sb_counter_inc, gettimeofday"
+const ffiSupported = "usleep, sleep, printf, sb_counter_inc, gettimeofday, clock_gettime"
 
 // ffiState is one state's ffi: the Go functions behind ffi.C and the enum
 // constants its scripts declared.
@@ -85,6 +86,7 @@ func newFFIModule(L *lua.LState, env *CompatEnv) *lua.LTable {
 		"printf":         L.NewFunction(f.printf),
 		"sb_counter_inc": L.NewFunction(f.counterInc),
 		"gettimeofday":   L.NewFunction(ffiGetTimeOfDay),
+		"clock_gettime":  L.NewFunction(ffiClockGetTime),
 	}
 	t := L.CreateTable(0, 4)
 	t.RawSetString("cdef", L.NewFunction(f.cdef))
@@ -249,20 +251,64 @@ func ffiGetTimeOfDay(L *lua.LState) int {
 	return 1
 }
 
-// ffiNew is ffi.new(ctype): only "struct timeval" (for gettimeofday),
-// returned as a table with numeric tv_sec and tv_usec fields.
+// Linux's clock ids, the ones ffi.C.clock_gettime reads.
+const (
+	clockRealtime  = 0
+	clockMonotonic = 1
+)
+
+// monotonicBase is the origin of ffi.C.clock_gettime's CLOCK_MONOTONIC
+// (POSIX leaves it unspecified). Reading Go's monotonic clock, the one
+// the engine times events with, lets a script's own timings be compared
+// with the engine's: the wall clock may be stepped during a run.
+var monotonicBase = time.Now()
+
+// ffiClockGetTime is ffi.C.clock_gettime(clk_id, ts) for a ts made by
+// ffi.new("struct timespec") and the clocks CLOCK_REALTIME (0) and
+// CLOCK_MONOTONIC (1): it sets ts.tv_sec and ts.tv_nsec and returns 0.
+func ffiClockGetTime(L *lua.LState) int {
+	id := ljCheckInt(L, 1, "clock_gettime")
+	ts, ok := L.Get(2).(*lua.LTable)
+	if !ok {
+		L.RaiseError("ffi.C.clock_gettime needs a value from ffi.new(\"struct timespec\") in sbgo")
+	}
+	var sec, nsec int64
+	switch id {
+	case clockRealtime:
+		now := time.Now()
+		sec, nsec = now.Unix(), int64(now.Nanosecond())
+	case clockMonotonic:
+		d := int64(time.Since(monotonicBase))
+		sec, nsec = d/1e9, d%1e9
+	default:
+		L.RaiseError("ffi.C.clock_gettime: clock %d is not supported in sbgo (only 0, CLOCK_REALTIME, and 1, CLOCK_MONOTONIC)", id)
+	}
+	ts.RawSetString("tv_sec", lua.LNumber(sec))
+	ts.RawSetString("tv_nsec", lua.LNumber(nsec))
+	L.Push(lua.LNumber(0))
+	return 1
+}
+
+// ffiNew is ffi.new(ctype): only "struct timeval" (for gettimeofday) and
+// "struct timespec" (for clock_gettime), returned as tables with numeric
+// fields.
 func ffiNew(L *lua.LState) int {
 	ct := strings.Join(strings.Fields(formatString(L, 1, "new")), " ")
+	var fields [2]string
 	switch ct {
 	case "struct timeval", "timeval":
-		t := L.CreateTable(0, 2)
-		t.RawSetString("tv_sec", lua.LNumber(0))
-		t.RawSetString("tv_usec", lua.LNumber(0))
-		L.Push(t)
-		return 1
+		fields = [2]string{"tv_sec", "tv_usec"}
+	case "struct timespec", "timespec":
+		fields = [2]string{"tv_sec", "tv_nsec"}
+	default:
+		L.RaiseError("ffi.new(%q) is not supported in sbgo (only \"struct timeval\" and \"struct timespec\")", ct)
 	}
-	L.RaiseError("ffi.new(%q) is not supported in sbgo (only \"struct timeval\")", ct)
-	return 0
+	t := L.CreateTable(0, 2)
+	for _, f := range fields {
+		t.RawSetString(f, lua.LNumber(0))
+	}
+	L.Push(t)
+	return 1
 }
 
 // ffiString is ffi.string(s [, len]) for Lua strings, which is all that

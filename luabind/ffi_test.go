@@ -90,21 +90,23 @@ func TestFFIErrors(t *testing.T) {
 		code string
 		want string // part of the error message
 	}{
-		{`return ffi.C.foo`, "ffi.C.foo is not available in sbgo (supported: usleep, sleep, printf, sb_counter_inc, gettimeofday)"},                // unknown name
+		{`return ffi.C.foo`, "ffi.C.foo is not available in sbgo (supported: usleep, sleep, printf, sb_counter_inc, gettimeofday, clock_gettime)"}, // unknown name
 		{`ffi.cdef("int getpid(void);") return ffi.C.getpid`, "ffi.C.getpid is declared but not available in sbgo"},                                // declared but not provided
 		{`ffi.cdef("/* int nope(void); */") return ffi.C.nope`, "ffi.C.nope is not available in sbgo"},                                             // commented-out declarations do not count
 		{`ffi.C.usleep = 1`, "ffi.C.usleep cannot be assigned in sbgo"},                                                                            // ffi.C is read-only
-		{`return ffi.new("int[4]")`, `ffi.new("int[4]") is not supported in sbgo (only "struct timeval")`},                                         // other ctypes
+		{`return ffi.new("int[4]")`, `ffi.new("int[4]") is not supported in sbgo (only "struct timeval" and "struct timespec")`},                   // other ctypes
 		{`return ffi.typeof("int")`, "ffi.typeof is not supported in sbgo"},                                                                        // the rest of the ffi API
 		{`return ffi.cast("int", 1)`, "ffi.cast is not supported in sbgo"},                                                                         // the rest of the ffi API
 		{`return ffi.metatype("t", {})`, "ffi.metatype is not supported in sbgo"},                                                                  // the rest of the ffi API
 		{`return ffi.string(5)`, "ffi.string is only supported on Lua strings in sbgo, got number"},                                                // no pointers
 		{`return ffi.C.gettimeofday({}, nil) and ffi.C.gettimeofday(1, nil)`, "ffi.C.gettimeofday needs a value from ffi.new(\"struct timeval\")"}, // no real struct
-		{`return ffi.C.usleep("x")`, "bad argument #1 to 'usleep' (number expected, got string)"},                                                  // arguments are checked
-		{`return ffi.C.printf("%d\n")`, "bad argument #2 to 'printf' (value expected)"},                                                            // printf checks like string.format
-		{`return ffi.C.printf("%y")`, "invalid option '%y' to 'printf'"},                                                                           // and names itself
-		{`return ffi.C.printf("%ll")`, "invalid option '%ll' to 'printf'"},                                                                         // a length modifier with no conversion
-		{`return ffi.cdef()`, "bad argument #1 to 'cdef' (string expected, got no value)"},                                                         // cdef needs a string
+		{`return ffi.C.clock_gettime(1, {}) and ffi.C.clock_gettime(1, nil)`, "ffi.C.clock_gettime needs a value from ffi.new(\"struct timespec\")"},
+		{`return ffi.C.clock_gettime(2, ffi.new("struct timespec"))`, "ffi.C.clock_gettime: clock 2 is not supported in sbgo"}, // CLOCK_PROCESS_CPUTIME_ID
+		{`return ffi.C.usleep("x")`, "bad argument #1 to 'usleep' (number expected, got string)"},                              // arguments are checked
+		{`return ffi.C.printf("%d\n")`, "bad argument #2 to 'printf' (value expected)"},                                        // printf checks like string.format
+		{`return ffi.C.printf("%y")`, "invalid option '%y' to 'printf'"},                                                       // and names itself
+		{`return ffi.C.printf("%ll")`, "invalid option '%ll' to 'printf'"},                                                     // a length modifier with no conversion
+		{`return ffi.cdef()`, "bad argument #1 to 'cdef' (string expected, got no value)"},                                     // cdef needs a string
 	}
 	for _, tt := range tests {
 		L, _, _, _ := compatFFIState(t)
@@ -130,6 +132,12 @@ func TestFFICalls(t *testing.T) {
 		local tv = ffi.new("struct timeval")
 		rc = ffi.C.gettimeofday(tv, nil)
 		sec, usec = tonumber(tv.tv_sec), tonumber(tv.tv_usec)
+		local ts, m1, m2 = ffi.new("struct timespec"), ffi.new("timespec"), ffi.new("struct  timespec")
+		rc2 = ffi.C.clock_gettime(0, ts) + ffi.C.clock_gettime(1, m1)
+		ffi.C.clock_gettime(1, m2)
+		rsec, rnsec = ts.tv_sec, ts.tv_nsec
+		mono_ns = (m2.tv_sec - m1.tv_sec) * 1e9 + (m2.tv_nsec - m1.tv_nsec)
+		mono_nsec_ok = m1.tv_nsec >= 0 and m1.tv_nsec < 1e9 and m2.tv_nsec >= 0 and m2.tv_nsec < 1e9
 	`
 	before := time.Now().Unix()
 	if err := L.DoString(code); err != nil {
@@ -156,6 +164,40 @@ func TestFFICalls(t *testing.T) {
 	sec, usec := L.GetGlobal("sec").(lua.LNumber), L.GetGlobal("usec").(lua.LNumber)
 	if int64(sec) < before || int64(sec) > after || usec < 0 || usec >= 1e6 {
 		t.Errorf("gettimeofday gave %v s %v us, want seconds in [%d, %d]", sec, usec, before, after)
+	}
+	if rc := L.GetGlobal("rc2"); rc != lua.LNumber(0) {
+		t.Errorf("clock_gettime returned %v, want 0", rc)
+	}
+	rsec, rnsec := L.GetGlobal("rsec").(lua.LNumber), L.GetGlobal("rnsec").(lua.LNumber)
+	if int64(rsec) < before || int64(rsec) > after || rnsec < 0 || rnsec >= 1e9 {
+		t.Errorf("CLOCK_REALTIME gave %v s %v ns, want seconds in [%d, %d]", rsec, rnsec, before, after)
+	}
+	// 1.5 ms and 2 s of the sleeps above went to a recorder, not the
+	// clock: two readings in a row are at most a loaded machine's second
+	// apart, never negative.
+	if d := L.GetGlobal("mono_ns").(lua.LNumber); d < 0 || d > 1e9 || L.GetGlobal("mono_nsec_ok") != lua.LTrue {
+		t.Errorf("CLOCK_MONOTONIC went %v ns between two readings (nanoseconds in range: %v)", d, L.GetGlobal("mono_nsec_ok"))
+	}
+}
+
+// TestFFIMonotonicClock: ffi.C.clock_gettime's CLOCK_MONOTONIC advances
+// with Go's monotonic clock, the one the engine times events with, so a
+// script's own timing of a sleep is the sleep's length at least.
+func TestFFIMonotonicClock(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	openLuaJITCompat(L, CompatEnv{Out: &bytes.Buffer{}})
+	err := L.DoString(`
+		local a, b = ffi.new("struct timespec"), ffi.new("struct timespec")
+		ffi.C.clock_gettime(1, a)
+		ffi.C.usleep(20000)
+		ffi.C.clock_gettime(1, b)
+		return (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Duration(L.Get(-1).(lua.LNumber)); d < 20*time.Millisecond {
+		t.Errorf("a 20 ms sleep measured %v on CLOCK_MONOTONIC", d)
 	}
 }
 
