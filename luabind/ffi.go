@@ -13,9 +13,9 @@ import (
 // provide. Scripts use a small part of it: ffi.cdef declarations followed
 // by calls of a few C functions through ffi.C (usleep, sleep, printf,
 // sysbench's sb_counter_inc, gettimeofday, clock_gettime) and enum
-// constants. Those are
-// implemented in Go; everything else raises an error naming what is
-// missing, so a script fails clearly instead of misbehaving.
+// constants. Those are implemented in Go; everything else raises an error
+// naming what is missing, so a script fails clearly instead of
+// misbehaving.
 
 // ffiConstants are the enum constants sysbench 1.0.20 declares with
 // ffi.cdef in its internal Lua code, readable as ffi.C.NAME.
