@@ -57,6 +57,38 @@ func newLString(b []byte) lua.LValue {
 	return s.value(append(s.text(), b...))
 }
 
+// stringArena hands out the short strings a state makes in every event
+// (string.format's, sysbench.rand.string's), laid out as newLString's,
+// from chunks it allocates: one allocation per chunk rather than per
+// string. A chunk lives while any of its strings does, so a script that
+// keeps one string of a chunk and drops the others keeps the whole chunk;
+// strings longer than arenaMaxSize take an allocation of their own, which
+// bounds that cost. An arena belongs to one state, as the state's
+// goroutine does.
+type stringArena struct {
+	free []byte // what is left of the current chunk
+}
+
+const (
+	arenaChunk   = 2048 // bytes per chunk
+	arenaMaxSize = 256  // the largest string, header included, cut from a chunk
+)
+
+// newLString returns b's text as an LValue, cut from the arena's chunk
+// when it is short.
+func (a *stringArena) newLString(b []byte) lua.LValue {
+	size := (stringHeader + len(b) + 7) &^ 7 // keeps every header 8-byte aligned
+	if len(b) == 0 || size > arenaMaxSize {
+		return newLString(b)
+	}
+	if len(a.free) < size {
+		a.free = make([]byte, arenaChunk)
+	}
+	s := stringSpace(a.free[:size:size])
+	a.free = a.free[size:]
+	return s.value(append(s.text(), b...))
+}
+
 // stringSpace is one allocation for a string of at most a known length,
 // laid out as newLString's, to build the string in place: append to
 // text(), then value() makes the Lua string of what was appended.

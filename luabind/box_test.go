@@ -25,14 +25,7 @@ func TestBoxedValuesSurviveGC(t *testing.T) {
 			nums[i], strs[i] = nil, nil
 		}
 	}
-	for round := 0; round < 3; round++ {
-		junk := make([][]byte, 10000)
-		for j := range junk {
-			junk[j] = make([]byte, 64)
-		}
-		runtime.GC()
-		runtime.KeepAlive(junk)
-	}
+	churnAndCollect()
 	L := lua.NewState()
 	defer L.Close()
 	tbl := L.NewTable()
@@ -96,14 +89,7 @@ func TestRowStringsSurviveGC(t *testing.T) {
 		}
 		kept[i] = row[3] // only the last value keeps the row's allocation
 	}
-	for round := 0; round < 3; round++ {
-		junk := make([][]byte, 10000)
-		for j := range junk {
-			junk[j] = make([]byte, 64)
-		}
-		runtime.GC()
-		runtime.KeepAlive(junk)
-	}
+	churnAndCollect()
 	for i, v := range kept {
 		if want := "last-" + strconv.Itoa(i); v != lua.LValue(lua.LString(want)) {
 			t.Fatalf("value %d: %#v, want %q", i, v, want)
@@ -128,4 +114,59 @@ func TestStringSpace(t *testing.T) {
 	}()
 	s = newStringSpace(2)
 	s.value(append(s.text(), "abc"...))
+}
+
+// Strings cut from a stringArena keep their values through garbage
+// collections when only some of each chunk stay referenced; long and empty
+// strings take the plain path; short ones cost one allocation per chunk.
+func TestStringArena(t *testing.T) {
+	var a stringArena
+	const n = 2000 // many chunks
+	kept := make([]lua.LValue, n)
+	for i := range kept {
+		kept[i] = a.newLString([]byte("SELECT c FROM sbtest1 WHERE id=" + strconv.Itoa(i)))
+	}
+	for i := range kept {
+		if i%7 != 0 {
+			kept[i] = nil
+		}
+	}
+	churnAndCollect()
+	for i := 0; i < n; i += 7 {
+		if want := "SELECT c FROM sbtest1 WHERE id=" + strconv.Itoa(i); kept[i] != lua.LValue(lua.LString(want)) {
+			t.Fatalf("string %d: %#v, want %q", i, kept[i], want)
+		}
+	}
+	long := make([]byte, arenaMaxSize)
+	for i := range long {
+		long[i] = 'x'
+	}
+	if v := a.newLString(long); v != lua.LValue(lua.LString(long)) {
+		t.Errorf("long string: %#v", v)
+	}
+	if v := a.newLString(nil); v != lua.LValue(lua.LString("")) {
+		t.Errorf("empty string: %#v", v)
+	}
+	text := []byte("SELECT c FROM sbtest1 WHERE id=12345")
+	allocs := testing.AllocsPerRun(10, func() {
+		for range 100 {
+			a.newLString(text)
+		}
+	})
+	if allocs > 100.0/(arenaChunk/64)+1 {
+		t.Errorf("%v allocations for 100 short strings", allocs)
+	}
+}
+
+// churnAndCollect fills freed memory with new allocations between three
+// collections, so that a value kept alive wrongly reads garbage.
+func churnAndCollect() {
+	for round := 0; round < 3; round++ {
+		junk := make([][]byte, 10000)
+		for j := range junk {
+			junk[j] = make([]byte, 64)
+		}
+		runtime.GC()
+		runtime.KeepAlive(junk)
+	}
 }

@@ -33,15 +33,16 @@ func luaFormat(L *lua.LState, format string, firstArg int) string {
 	return string(appendLuaFormat(L, scratch[:0], format, firstArg, "format", false))
 }
 
-// strFormat is string.format(fmt, ...).
-func strFormat(L *lua.LState) int {
+// strFormat is string.format(fmt, ...); its results come from the
+// state's arena.
+func (c *compatState) strFormat(L *lua.LState) int {
 	format := formatString(L, 1, "format")
 	if strings.IndexByte(format, '%') < 0 {
 		L.Push(lua.LString(format))
 		return 1
 	}
 	var scratch [256]byte
-	L.Push(newLString(appendLuaFormat(L, scratch[:0], format, 2, "format", false)))
+	L.Push(c.formatted.newLString(appendLuaFormat(L, scratch[:0], format, 2, "format", false)))
 	return 1
 }
 

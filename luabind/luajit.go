@@ -82,7 +82,7 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 	L.SetGlobal("newproxy", L.NewFunction(c.newproxy))
 
 	if str, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		str.RawSetString("format", L.NewFunction(leafFunction(strFormat)))
+		str.RawSetString("format", L.NewFunction(leafFunction(c.strFormat)))
 		str.RawSetString("rep", L.NewFunction(ljStringRep))
 		str.RawSetString("gfind", lua.LNil) // a Lua 5.0 name LuaJIT dropped
 	}
@@ -142,17 +142,18 @@ func (c *compatState) openModules(L *lua.LState) {
 
 // compatState is the per-state data of the stand-ins.
 type compatState struct {
-	env      CompatEnv
-	rng      jitRandom
-	tostring lua.LValue  // the tostring installed here, to spot a replaced one
-	numbers  numberBoxes // tonumber's and ipairs' numbers
-	proxies  map[*lua.LTable]bool
-	stdout   *lua.LUserData // io.stdout
-	ioOutput lua.LValue     // gopher-lua's io.output, to find the default output
-	ioFlush  lua.LValue     // gopher-lua's io.flush
-	fileW    lua.LValue     // gopher-lua's file:write
-	fileF    lua.LValue     // gopher-lua's file:flush
-	outBuf   []byte         // see takeBuffer
+	env       CompatEnv
+	rng       jitRandom
+	tostring  lua.LValue  // the tostring installed here, to spot a replaced one
+	numbers   numberBoxes // tonumber's and ipairs' numbers
+	formatted stringArena // string.format's results
+	proxies   map[*lua.LTable]bool
+	stdout    *lua.LUserData // io.stdout
+	ioOutput  lua.LValue     // gopher-lua's io.output, to find the default output
+	ioFlush   lua.LValue     // gopher-lua's io.flush
+	fileW     lua.LValue     // gopher-lua's file:write
+	fileF     lua.LValue     // gopher-lua's file:flush
+	outBuf    []byte         // see takeBuffer
 }
 
 // takeBuffer lends the state's output buffer to print and io.write, so

@@ -500,13 +500,14 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 		return 1
 	})
 
-	// One buffer per state, reused, so a call allocates only its result.
+	// One buffer per state, reused; results come from the state's arena.
 	var buf []byte
+	var drawn stringArena
 	set("string", func(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case lua.LString:
 			buf = r.String(buf[:0], string(v))
-			L.Push(newLString(buf))
+			L.Push(drawn.newLString(buf))
 			return 1
 		case *lua.LTable:
 			L.Error(lua.LString(randErrStringTable), 0)
@@ -518,7 +519,7 @@ func newRandTable(L *lua.LState, r *Rand) *lua.LTable {
 	set("varstring", func(L *lua.LState) int {
 		lo, hi := randVarStringBounds(L)
 		buf = r.VarString(buf[:0], lo, hi)
-		L.Push(newLString(buf))
+		L.Push(drawn.newLString(buf))
 		return 1
 	})
 	return t
