@@ -61,10 +61,10 @@ func newLString(b []byte) lua.LValue {
 // (string.format's, sysbench.rand.string's), laid out as newLString's,
 // from chunks it allocates: one allocation per chunk rather than per
 // string. A chunk lives while any of its strings does, so a script that
-// keeps one string of a chunk and drops the others keeps the whole chunk;
-// strings longer than arenaMaxSize take an allocation of their own, which
-// bounds that cost. An arena belongs to one state, as the state's
-// goroutine does.
+// keeps one string of a chunk and drops the others keeps the whole chunk
+// (arenaChunk bytes); strings longer than arenaMaxSize take an allocation
+// of their own. An arena belongs to one state, as the state's goroutine
+// does.
 type stringArena struct {
 	free []byte // what is left of the current chunk
 }

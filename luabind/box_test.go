@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"bytes"
 	"runtime"
 	"strconv"
 	"testing"
@@ -137,15 +138,16 @@ func TestStringArena(t *testing.T) {
 			t.Fatalf("string %d: %#v, want %q", i, kept[i], want)
 		}
 	}
-	long := make([]byte, arenaMaxSize)
-	for i := range long {
-		long[i] = 'x'
-	}
+	long := bytes.Repeat([]byte{'x'}, arenaMaxSize)
+	free := len(a.free)
 	if v := a.newLString(long); v != lua.LValue(lua.LString(long)) {
 		t.Errorf("long string: %#v", v)
 	}
 	if v := a.newLString(nil); v != lua.LValue(lua.LString("")) {
 		t.Errorf("empty string: %#v", v)
+	}
+	if len(a.free) != free {
+		t.Errorf("long or empty strings took %d bytes of the chunk", free-len(a.free))
 	}
 	text := []byte("SELECT c FROM sbtest1 WHERE id=12345")
 	allocs := testing.AllocsPerRun(10, func() {
