@@ -24,7 +24,7 @@ end
 -- and looks up each method once per call rather than once per statement:
 -- every global or field access is a hash lookup in the interpreter, and
 -- an OLTP transaction would otherwise make a hundred of them. The
--- execute_* runners read the options and sysbench.rand's functions at
+-- execute_* functions read the options and sysbench.rand's functions at
 -- their first call (see by_id_runner), and so do the events of
 -- oltp_read_only and oltp_read_write, so a script that changes an option
 -- or replaces sysbench.rand.default in its body, thread_init or
@@ -469,16 +469,6 @@ end
 -- What events execute
 ---------------------------------------------------------------------------
 
--- Each execute_* call picks one table for all its statements; ids follow
--- --rand-type.
-local function get_table_num()
-  return rand.uniform(1, sb.opt.tables)
-end
-
-local function get_id()
-  return rand.default(1, sb.opt.table_size)
-end
-
 function begin()
   stmt_execute(stmt.begin)
 end
@@ -567,13 +557,28 @@ execute_order_ranges = go_runner("order_ranges", range_runner, true)
 execute_distinct_ranges = go_runner("distinct_ranges", range_runner, true)
 execute_index_updates = go_runner("index_updates", by_id_runner)
 
+-- The two loops left in Lua read their options and sysbench.rand's
+-- functions at their first call, as the runners above do. Each execute_*
+-- call picks one table for all its statements; ids follow --rand-type.
+local tables, table_size, non_index_count, delete_insert_count, uniform, default
+
+local function read_loop_options()
+  local opt = sb.opt
+  tables, table_size = opt.tables, opt.table_size
+  non_index_count, delete_insert_count = opt.non_index_updates, opt.delete_inserts
+  uniform, default = rand.uniform, rand.default
+end
+
 function execute_non_index_updates()
-  local t = get_table_num()
+  if tables == nil then
+    read_loop_options()
+  end
+  local t = uniform(1, tables)
   local s, p = stmt[t].non_index_updates, param[t].non_index_updates
   local c, id = p[1], p[2]
-  for _ = 1, sb.opt.non_index_updates do
+  for _ = 1, non_index_count do
     param_set_rand_str(c, C_TEMPLATE)
-    param_set(id, get_id())
+    param_set(id, default(1, table_size))
     stmt_execute(s)
   end
 end
@@ -581,11 +586,14 @@ end
 -- execute_delete_inserts deletes a random row and inserts it back with the
 -- same id, so the table keeps its size.
 function execute_delete_inserts()
-  local t = get_table_num()
+  if tables == nil then
+    read_loop_options()
+  end
+  local t = uniform(1, tables)
   local del, ins = stmt[t].deletes, stmt[t].inserts
   local del_id, row = param[t].deletes[1], param[t].inserts
-  for _ = 1, sb.opt.delete_inserts do
-    local id, k = get_id(), get_id()
+  for _ = 1, delete_insert_count do
+    local id, k = default(1, table_size), default(1, table_size)
     param_set(del_id, id)
     param_set(row[1], id)
     param_set(row[2], k)

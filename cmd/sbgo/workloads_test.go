@@ -1444,6 +1444,28 @@ func TestBundledByIDRunnerFallsBack(t *testing.T) {
 	}
 }
 
+// TestBundledLoopsReadOptionsAfterThreadInit: oltp_common's
+// execute_non_index_updates and execute_delete_inserts, which read their
+// options and sysbench.rand.default at their first call, use what the
+// script's thread_init set, in every event (testdata/loop_options.lua:
+// --non_index_updates=3, --delete_inserts=2 and a default that counts its
+// calls).
+func TestBundledLoopsReadOptionsAfterThreadInit(t *testing.T) {
+	_, script, conn := wlPreparedScript(t, "loop_options.lua", "oltp_write_only", "--tables=1", "--table-size=100")
+	r := wlMust(t, sbgoBinary, nil, withArgs([]string{script}, append(conn, "--threads=1", "--events=20", "run")...)...)
+	// Per event one id for the index update, three for the non-index
+	// updates, two for each of the two deletes with their inserts.
+	if line := "loop_options: 160 calls\n"; !strings.Contains(r.stdout, line) {
+		t.Errorf("no line %q:\n%s", line, r.stdout)
+	}
+	// Those 8 writes, BEGIN and COMMIT: 10 statements per event.
+	writes, other := reportNumber(t, r.stdout, "write"), reportNumber(t, r.stdout, "other")
+	if reads := reportNumber(t, r.stdout, "read"); reads != 0 || writes+other != 200 {
+		t.Errorf("%d reads, %d writes and %d other statements counted, want 0 and 200 in all:\n%s",
+			reads, writes, other, r.stdout)
+	}
+}
+
 // TestEventLookedUpAfterLuaEvents: the event loop looks event up again
 // after an event that ran Lua code, even when the last function that ran
 // was the bundled Go event, which itself runs none (the loop skips the
