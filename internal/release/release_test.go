@@ -1,10 +1,12 @@
 package release
 
 import (
+	"debug/buildinfo"
 	"debug/elf"
 	"debug/macho"
 	"debug/pe"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -50,8 +52,9 @@ var machines = map[string]struct {
 
 // TestCrossCompile builds sbgo for every target without cgo and checks
 // that each binary is an executable of the target's format and
-// instruction set, and that the ELF ones are static (no interpreter), so
-// that they run on any distribution.
+// instruction set, that the ELF ones are static (no interpreter), so
+// that they run on any distribution, and that each was optimised with
+// cmd/sbgo/default.pgo.
 func TestCrossCompile(t *testing.T) {
 	dir := t.TempDir()
 	for _, target := range Targets {
@@ -61,8 +64,30 @@ func TestCrossCompile(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExecutable(t, target, bin)
+			checkProfileGuided(t, bin)
 		})
 	}
+}
+
+// checkProfileGuided fails t unless bin was built with the profile that
+// `go build` finds beside the main package (testdata/bench/pgo.sh writes
+// it): a release built without it would run the Lua-heavy paths slower
+// (docs/performance.md, "Profile-guided optimisation").
+func checkProfileGuided(t *testing.T, bin string) {
+	t.Helper()
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-pgo" {
+			if filepath.Base(s.Value) != "default.pgo" {
+				t.Errorf("built with -pgo=%s, want cmd/sbgo/default.pgo", s.Value)
+			}
+			return
+		}
+	}
+	t.Errorf("built without a profile (no -pgo setting), want cmd/sbgo/default.pgo")
 }
 
 // checkExecutable fails t unless bin is an executable for target.
