@@ -34,12 +34,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# sbgo RUN-LOG ARGUMENTS...: runs sbgo, its output in RUN-LOG, shown if it fails.
+sbgo() {
+	local log=$1
+	shift
+	"$tmp/sbgo" "$@" >"$log" 2>&1 || {
+		cat "$log" >&2
+		return 1
+	}
+}
 # shellcheck disable=SC2086 # the option lists are meant to split
 {
-	"$tmp/sbgo" oltp_read_write $my $oltp --threads=2 prepare
-	"$tmp/sbgo" oltp_read_write $pg $oltp --threads=2 prepare
-	"$tmp/sbgo" $tpcc $my --threads=2 prepare
-} >"$tmp/prepare.log"
+	sbgo "$tmp/prepare_mysql.log" oltp_read_write $my $oltp --threads=2 prepare
+	sbgo "$tmp/prepare_pgsql.log" oltp_read_write $pg $oltp --threads=2 prepare
+	sbgo "$tmp/prepare_tpcc.log" $tpcc $my --threads=2 prepare
+}
 
 # An event of an OLTP script's Lua work without its statements: random ids,
 # SQL text from string.format and `..`, a random c-column string.
@@ -62,7 +71,7 @@ profile() {
 	local name=$1
 	shift
 	echo "profiling $name"
-	SBGO_CPUPROFILE="$tmp/$name.prof" "$tmp/sbgo" "$@" run >"$tmp/$name.log"
+	SBGO_CPUPROFILE="$tmp/$name.prof" sbgo "$tmp/$name.log" "$@" run
 }
 # shellcheck disable=SC2086
 {
