@@ -92,6 +92,7 @@ func newCompatState(L *lua.LState, env CompatEnv) *compatState {
 		tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
 		tbl.RawSetString("move", L.NewFunction(tableMove))
 		tbl.RawSetString("concat", L.NewFunction(ljTableConcat))
+		tbl.RawSetString("sort", L.NewFunction(ljTableSort))
 	}
 	L.SetGlobal("gcinfo", L.NewFunction(gcinfo))
 	L.SetGlobal("collectgarbage", L.NewFunction(collectGarbage))
