@@ -71,6 +71,19 @@ func nonFinite(f float64, upper bool) (string, bool) {
 
 // appendFloatF appends f with prec digits after the decimal point (%f).
 func appendFloatF(b []byte, f float64, prec int, alt, even bool) []byte {
+	if out, ok := appendFixedSmall(b, f, prec); ok {
+		b = out
+	} else {
+		b = appendFixedExact(b, f, prec, even)
+	}
+	if alt && prec == 0 {
+		b = append(b, '.')
+	}
+	return b
+}
+
+// appendFixedExact is appendFloatF's digits for any f, from strconv.
+func appendFixedExact(b []byte, f float64, prec int, even bool) []byte {
 	start := len(b)
 	if !even && decimalTie(f, prec) {
 		// The value has exactly prec+1 decimals, the last one a 5: print
@@ -80,14 +93,60 @@ func appendFloatF(b []byte, f float64, prec int, alt, even bool) []byte {
 		if prec == 0 {
 			b = b[:len(b)-1] // the '.'
 		}
-		b = roundDigitsUp(b, start)
-	} else {
-		b = strconv.AppendFloat(b, f, 'f', prec, 64)
+		return roundDigitsUp(b, start)
 	}
-	if alt && prec == 0 {
+	return strconv.AppendFloat(b, f, 'f', prec, 64)
+}
+
+// fixedScale holds 10^prec for the precisions appendFixedSmall takes, each
+// exact in a float64.
+var fixedScale = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// fixedLimit bounds f*10^prec in appendFixedSmall: below 2^52 every
+// integer and every half between two is a float64.
+const fixedLimit = 1 << 52
+
+// appendFixedSmall is appendFloatF's quick way for the amounts SQL text
+// carries (%.2f of a price), where strconv's exact conversion costs more
+// than the rest of a string.format: the product f*10^prec, rounded to the
+// nearest integer, has the digits to print. The product's own rounding
+// is monotonic and every half below fixedLimit is a float64, so it can
+// reach a half but never cross one: a product at a half, where the exact
+// value may lie on either side or be a tie that LuaJIT and printf round
+// differently, is left to appendFixedExact (ok false), as is a large one.
+func appendFixedSmall(b []byte, f float64, prec int) ([]byte, bool) {
+	if prec >= len(fixedScale) {
+		return b, false
+	}
+	r := f * fixedScale[prec]
+	if !(r < fixedLimit) {
+		return b, false
+	}
+	whole := math.Floor(r)
+	frac := r - whole
+	if frac == 0.5 {
+		return b, false
+	}
+	n := uint64(whole)
+	if frac > 0.5 {
+		n++
+	}
+	var buf [24]byte
+	digits := strconv.AppendUint(buf[:0], n, 10)
+	units := len(digits) - prec // digits before the point
+	if units <= 0 {
+		b = append(b, '0', '.')
+		for ; units < 0; units++ {
+			b = append(b, '0')
+		}
+		return append(b, digits...), true
+	}
+	b = append(b, digits[:units]...)
+	if prec > 0 {
 		b = append(b, '.')
+		b = append(b, digits[units:]...)
 	}
-	return b
+	return b, true
 }
 
 // appendFloatE appends f as d.ddde+XX with prec digits after the point (%e).
