@@ -115,7 +115,7 @@ const fixedLimit = 1 << 52
 // value may lie on either side or be a tie that LuaJIT and printf round
 // differently, is left to appendFixedExact (ok false), as is a large one.
 func appendFixedSmall(b []byte, f float64, prec int) ([]byte, bool) {
-	if prec >= len(fixedScale) {
+	if uint(prec) >= uint(len(fixedScale)) {
 		return b, false
 	}
 	r := f * fixedScale[prec]
