@@ -45,8 +45,9 @@ const clientStagger = 300 * time.Millisecond
 // attempt is logged and run again; a defect spoils every attempt.
 const clientAttempts = 4
 
-// spoiledBy are what a client prints when the machine spoiled its run.
-var spoiledBy = []string{"in flight abandoned", "before the workers were ready"}
+// spoiledBy are what an attempt's error says when the machine spoiled it:
+// a client's output, or runClients' own overlap check.
+var spoiledBy = []string{"in flight abandoned", "before the workers were ready", "windows overlap"}
 
 // runClients runs the clients that next() lays out in a directory of
 // their own, clientStagger apart, until an attempt has every client
@@ -86,7 +87,7 @@ func spoiled(err error) bool {
 		}
 		return true
 	}
-	for _, s := range append(spoiledBy, "windows overlap") {
+	for _, s := range spoiledBy {
 		if strings.Contains(err.Error(), s) {
 			return true
 		}
@@ -101,7 +102,9 @@ func startClients(dir string, cmds []clientCmd) (clientRun, error) {
 	var cr clientRun
 	var wg sync.WaitGroup
 	errs := make([]error, len(cmds))
-	os.MkdirAll(dir, 0o755)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return cr, err
+	}
 	for i, c := range cmds {
 		cr.logs = append(cr.logs, filepath.Join(dir, fmt.Sprintf("client-%d.log", i)))
 		cr.dumps = append(cr.dumps, filepath.Join(dir, fmt.Sprintf("latencies-%d.txt", i)))
